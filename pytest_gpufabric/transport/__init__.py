@@ -1,0 +1,1 @@
+"""Transports: how a command reaches a node (local subprocess, SSH, replay of a recording)."""
