@@ -1,10 +1,195 @@
-"""pytest hooks of pytest-gpufabric (options; the rest is wired in as the plugin grows)."""
+"""pytest hooks of pytest-gpufabric: options, inventory-driven parametrization, verdict reporting."""
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Generator
+from typing import Any
+
 import pytest
+
+from pytest_gpufabric.catalog import SCOPES, load_catalog
+from pytest_gpufabric.context import CheckContext
+from pytest_gpufabric.errors import GpufabricError, TransportError, UsageError
+from pytest_gpufabric.expectations import known_profiles, load_profile
+from pytest_gpufabric.inventory import load_inventory
+from pytest_gpufabric.options import add_options, read_options
+from pytest_gpufabric.reporting.evidence import attach_evidence, evidence_data
+from pytest_gpufabric.results import PROPERTY_KEY, ResultsReporter, ResultsWriter
+from pytest_gpufabric.session import FabricSession
+from pytest_gpufabric.targets import platform_tags_of, targets_for_scope
+from pytest_gpufabric.transport.factory import transport_factory
+
+SESSION_KEY = pytest.StashKey[FabricSession]()
+CONTEXT_KEY = pytest.StashKey[CheckContext]()
+RUN_ID_KEY = pytest.StashKey[str]()
+RUN_ID_INPUT = "gpufabric_run_id"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("gpufabric", "GPU fabric acceptance (pytest-gpufabric)")
-    group.addoption("--cluster", metavar="SITE_YAML", help="cluster inventory (site.yaml) to test")
+    add_options(parser)
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def _run_id(config: pytest.Config) -> str:
+    if _is_worker(config):
+        return str(config.workerinput[RUN_ID_INPUT])  # type: ignore[attr-defined]
+    return uuid.uuid4().hex[:12]
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "check(id): the catalog id of the documented check this test implements")
+    try:
+        options = read_options(config)
+        if options.cluster is None:
+            return
+        profiles = known_profiles(options.thresholds_dir)
+        inventory = load_inventory(options.cluster, profiles)
+        profile = load_profile(options.thresholds_dir, inventory.profile).with_overrides(
+            inventory.thresholds, origin=str(options.cluster)
+        )
+    except GpufabricError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    run_id = _run_id(config)
+    config.stash[RUN_ID_KEY] = run_id
+    config.stash[SESSION_KEY] = FabricSession(
+        inventory=inventory,
+        profile=profile,
+        catalog=load_catalog(),
+        make_transport=transport_factory(inventory, options, run_id),
+        command_timeout_s=options.command_timeout_s,
+    )
+    if not _is_worker(config):
+        config.pluginmanager.register(ResultsReporter(ResultsWriter(options.results_dir / "results.jsonl")), "gpufabric-results")
+
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """xdist: every worker shares the controller's run id (used to stamp re-recorded episodes)."""
+    run_id = node.config.stash.get(RUN_ID_KEY, None)
+    if run_id is not None:
+        node.workerinput[RUN_ID_INPUT] = run_id
+
+
+def _session(config: pytest.Config) -> FabricSession | None:
+    return config.stash.get(SESSION_KEY, None)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    scopes = [s for s in SCOPES if s in metafunc.fixturenames]
+    if not scopes:
+        return
+    session = _session(metafunc.config)
+    if session is None:
+        raise pytest.UsageError(f"{metafunc.definition.nodeid} needs a cluster: pass --cluster=site.yaml")
+    if len(scopes) > 1:
+        raise pytest.UsageError(f"{metafunc.definition.nodeid} takes several scope fixtures {scopes}; a check has one scope")
+    scope = scopes[0]
+    targets = targets_for_scope(session.inventory, scope)
+    if not targets:
+        metafunc.parametrize(scope, [pytest.param(None, marks=pytest.mark.skip(reason=f"the inventory has no {scope} to test"))], ids=[f"no-{scope}"])
+        return
+    metafunc.parametrize(scope, targets, ids=[t.id for t in targets])
+
+
+def _check_id(item: pytest.Item) -> str | None:
+    marker = item.get_closest_marker("check")
+    return str(marker.args[0]) if marker and marker.args else None
+
+
+def _target_of(item: pytest.Item) -> Any:
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    for scope in SCOPES:
+        if scope in params:
+            return scope, params[scope]
+    return None, None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    session = _session(config)
+    if session is None:
+        return
+    for item in items:
+        scope, target = _target_of(item)
+        if scope is None or target is None:
+            continue
+        check_id = _check_id(item)
+        if check_id is None:
+            raise pytest.UsageError(f"{item.nodeid}: uses the {scope} fixture but has no @pytest.mark.check(ID)")
+        if check_id not in session.catalog:
+            raise pytest.UsageError(f"{item.nodeid}: check id {check_id!r} is not in the catalog")
+        spec = session.catalog.get(check_id)
+        if spec.scope != scope:
+            raise pytest.UsageError(f"{item.nodeid}: {check_id} has scope {spec.scope!r} in the catalog but the test takes {scope!r}")
+        reason = _not_applicable(spec.applies, target, session.profile.not_applicable.get(check_id), check_id)
+        if reason:
+            item.add_marker(pytest.mark.skip(reason=reason))
+
+
+def _not_applicable(applies: tuple[str, ...], target: Any, profile_reason: str | None, check_id: str) -> str | None:
+    if profile_reason:
+        return f"{check_id} not applicable in this profile: {profile_reason}"
+    if not applies:
+        return None
+    for tags in platform_tags_of(target):
+        if not tags.intersection(applies):
+            return f"{check_id} applies to {'/'.join(applies)}; {target.id} is {'/'.join(sorted(tags)) or 'untagged'}"
+    return None
+
+
+@pytest.fixture
+def gpufabric(request: pytest.FixtureRequest) -> CheckContext:
+    """The check context of this item: run commands on its nodes, judge values against the profile."""
+    session = _session(request.config)
+    if session is None:
+        raise pytest.UsageError("the gpufabric fixture needs --cluster=site.yaml")
+    item = request.node
+    check_id = _check_id(item)
+    if check_id is None:
+        raise pytest.UsageError(f"{item.nodeid}: the gpufabric fixture needs @pytest.mark.check(ID)")
+    _, target = _target_of(item)
+    for node in getattr(target, "nodes", ()):
+        session.connect(node.name)  # an unreachable node is a setup error of this item, not a failed check
+
+    def run(node: str, command: str, timeout_s: float | None, cached: bool) -> Any:
+        return session.run(node, command, timeout_s, cached, item.nodeid)
+
+    context = CheckContext(session.catalog.get(check_id), getattr(target, "id", item.name), session.profile, run)
+    item.stash[CONTEXT_KEY] = context
+    return context
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    check_id = _check_id(item)
+    if check_id is None or _session(item.config) is None:
+        return report
+    session = _session(item.config)
+    assert session is not None
+    spec = session.catalog.get(check_id)
+    context = item.stash.get(CONTEXT_KEY, None)
+    data: dict[str, Any] = {"check_id": check_id, "title": spec.title, "check_source": spec.source, "hint": spec.hint}
+    _, target = _target_of(item)
+    data["target"] = getattr(target, "id", None)
+    if call.excinfo is not None and call.excinfo.errisinstance(GpufabricError):
+        kind = "transport" if call.excinfo.errisinstance(TransportError) else type(call.excinfo.value).__name__
+        data["error_kind"] = kind
+        data["message"] = f"{kind}: {call.excinfo.value}"
+        report.longrepr = f"{check_id} {spec.title}: ERROR at {data['target']}\n  {data['message']}"
+    if context is not None and report.when == "call":
+        data.update(evidence_data(context))
+        attach_evidence(item, report, context)
+    report.user_properties.append((PROPERTY_KEY, data))
+    return report
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    fabric = _session(session.config)
+    if fabric is not None:
+        fabric.close()

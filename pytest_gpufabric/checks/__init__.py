@@ -1,0 +1,1 @@
+"""Pure evaluation helpers of the checks: facts in, the value a check judges out."""

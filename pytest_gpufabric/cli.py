@@ -1,0 +1,109 @@
+"""The ``gpufabric`` command: list checks, validate an inventory, show what a parser extracts."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from pytest_gpufabric.catalog import load_catalog
+from pytest_gpufabric.errors import GpufabricError
+from pytest_gpufabric.expectations import known_profiles
+from pytest_gpufabric.options import default_thresholds_dir
+from pytest_gpufabric.parsers.registry import PARSERS, to_plain
+from pytest_gpufabric.suite_index import default_suite_dir, implemented_checks
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+def _cmd_checks(args: argparse.Namespace) -> int:
+    catalog = load_catalog()
+    tests: dict[str, list[str]] = {}
+    for found in implemented_checks(Path(args.suite)):
+        tests.setdefault(found.check_id, []).append(found.test)
+    unknown = sorted(set(tests) - {c.id for c in catalog})
+    if unknown:
+        print(f"gpufabric: tests tagged with ids missing from the catalog: {', '.join(unknown)}", file=sys.stderr)
+        return EXIT_FAIL
+    rows = [
+        {"id": c.id, "title": c.title, "scope": c.scope, "applies": list(c.applies), "source": c.source, "tests": tests[c.id]}
+        for c in catalog
+        if c.id in tests
+    ]
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    else:
+        for row in rows:
+            print(f"{row['id']:<9} {row['scope']:<13} {row['title']}\n{'':<23} source: {row['source']}")
+        print(f"{len(rows)} of {sum(1 for _ in catalog)} catalog checks implemented")
+    return EXIT_OK
+
+
+def _cmd_inventory_validate(args: argparse.Namespace) -> int:
+    from pytest_gpufabric.inventory import validate_inventory_file
+
+    problems = validate_inventory_file(Path(args.file), known_profiles(Path(args.thresholds_dir)))
+    for line in problems:
+        print(line, file=sys.stderr)
+    if not problems:
+        print(f"{args.file}: valid")
+    return EXIT_FAIL if problems else EXIT_OK
+
+
+def _cmd_parse(args: argparse.Namespace) -> int:
+    if args.list:
+        for info in PARSERS.tools():
+            print(f"{info.tool:<24} {info.summary}")
+        return EXIT_OK
+    if not args.tool or not args.file:
+        print("gpufabric parse: give TOOL and FILE (or --list)", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        info = PARSERS.get(args.tool)
+    except KeyError:
+        print(f"gpufabric parse: unknown tool {args.tool!r}; `gpufabric parse --list` names the parsers", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        print(f"gpufabric parse: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+        return EXIT_USAGE
+    print(json.dumps(to_plain(info.func(text)), indent=2, default=str))
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    root = argparse.ArgumentParser(prog="gpufabric", description="GPU fabric acceptance tests (pytest-gpufabric)")
+    sub = root.add_subparsers(dest="command", required=True)
+    checks = sub.add_parser("checks", help="list the implemented checks with their sources")
+    checks.add_argument("--json", action="store_true", help="machine-readable output")
+    checks.add_argument("--suite", default=str(default_suite_dir()), help="acceptance suite directory")
+    checks.set_defaults(func=_cmd_checks)
+    inventory = sub.add_parser("inventory", help="inventory tools").add_subparsers(dest="action", required=True)
+    validate = inventory.add_parser("validate", help="validate a site.yaml")
+    validate.add_argument("file")
+    validate.add_argument("--thresholds-dir", default=str(default_thresholds_dir(Path.cwd())))
+    validate.set_defaults(func=_cmd_inventory_validate)
+    parse = sub.add_parser("parse", help="print what a parser extracts from a raw tool output, as JSON")
+    parse.add_argument("tool", nargs="?")
+    parse.add_argument("file", nargs="?", help="raw output file, or - for standard input")
+    parse.add_argument("--list", action="store_true", help="name the parsers")
+    parse.set_defaults(func=_cmd_parse)
+    return root
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    import pytest_gpufabric.parsers.all  # noqa: F401  (registers every parser)
+
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except GpufabricError as exc:
+        print(f"gpufabric: {exc}", file=sys.stderr)
+        return EXIT_FAIL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

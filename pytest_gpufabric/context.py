@@ -1,0 +1,79 @@
+"""The per-item check context: runs commands for a check, judges values, keeps evidence for reports."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import pytest
+
+from pytest_gpufabric.catalog import CheckSpec
+from pytest_gpufabric.errors import MeasurementMissing, ParseError
+from pytest_gpufabric.expectations import Profile
+from pytest_gpufabric.transport.base import CommandResult
+from pytest_gpufabric.verdict import Measurement, failure_message, judge
+
+T = TypeVar("T")
+RunFunc = Callable[[str, str, "float | None", bool], CommandResult]
+
+
+@dataclass
+class CheckContext:
+    """Given to each check as the ``gpufabric`` fixture.
+
+    ``run`` reaches a node through the session's transport (live, recorded or replayed) and keeps the
+    output as evidence; ``expect`` judges one value against the profile and fails the item with measured
+    value, expected value, source and hint when it does not hold.
+    """
+
+    check: CheckSpec
+    target_id: str
+    profile: Profile
+    _run: RunFunc
+    commands: list[CommandResult] = field(default_factory=list)
+    measurements: list[Measurement] = field(default_factory=list)
+
+    def run(self, node: str, command: str, *, timeout_s: float | None = None, cached: bool = False) -> CommandResult:
+        """Run a read-only ``command`` on ``node``; ``cached`` reuses an identical earlier run in this process."""
+        result = self._run(node, command, timeout_s, cached)
+        self.commands.append(result)
+        return result
+
+    def parse(self, parse: Callable[[str], T], result: CommandResult) -> T:
+        """Parse a command's stdout; an unusable output is an error naming node and command."""
+        try:
+            return parse(result.stdout)
+        except ParseError as exc:
+            raise MeasurementMissing(
+                f"{result.node}: `{result.command}` (exit {result.exit_code}): {exc}"
+                + (f"; stderr: {result.stderr.strip()[:200]}" if result.stderr.strip() else "")
+            ) from None
+
+    def require(self, value: T | None, what: str) -> T:
+        """A value the check cannot do without; missing is an error, never a pass."""
+        if value is None:
+            raise MeasurementMissing(f"{self.target_id}: {what} could not be measured")
+        return value
+
+    def judge(self, name: str, measured: Any, *, where: str | None = None, detail: str = "") -> Measurement:
+        """Judge one value without failing the item yet (see ``expect_each``)."""
+        place = where or self.target_id
+        if measured is None:
+            raise MeasurementMissing(f"{self.check.id} at {place}: {name} could not be measured")
+        measurement = judge(self.profile.get(self.check.id, name), measured, place, detail)
+        self.measurements.append(measurement)
+        return measurement
+
+    def expect(self, name: str, measured: Any, *, where: str | None = None, detail: str = "", hint: str | None = None) -> None:
+        """Judge one value and fail the item at once when it does not hold."""
+        self.expect_each([(name, measured, where, detail)], hint=hint)
+
+    def expect_each(
+        self, values: Iterable[tuple[str, Any, str | None, str]], *, hint: str | None = None
+    ) -> None:
+        """Judge every (name, measured, where, detail) and fail once, listing every value that does not hold."""
+        failed = [m for m in (self.judge(n, v, where=w, detail=d) for n, v, w, d in values) if not m.passed]
+        if failed:
+            message = failure_message(self.check.id, self.check.title, self.target_id, failed, hint or self.check.hint)
+            pytest.fail(message, pytrace=False)

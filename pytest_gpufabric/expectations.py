@@ -1,0 +1,194 @@
+"""Threshold profiles: every expected value with its unit, comparison and source document.
+
+A profile lives in ``thresholds/<name>.yaml``::
+
+    profile: mi300x-thor2
+    title: AMD Instinct MI300X + Broadcom Thor2, bare metal
+    documents: {S0: "Broadcom 957608-AN209 ...", ...}
+    not_applicable: {CHECK-ID: reason}          # optional
+    expectations:
+      LNK-005:
+        mtu: {op: "==", value: 9000, unit: bytes, source: "S0 2.6 item 10"}
+
+Types are checked when the profile loads: an ordering comparison needs a number (a threshold written as
+a string would otherwise never fire), ``in`` needs a list, ``version>=`` a dotted version string.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from pytest_gpufabric.errors import ThresholdMissing, UsageError
+
+NUMERIC_OPS = {">=", "<=", ">", "<"}
+EQUALITY_OPS = {"==", "!="}
+VERSION_OPS = {"version>=", "version=="}
+OPS = NUMERIC_OPS | EQUALITY_OPS | VERSION_OPS | {"in"}
+_EXPECTATION_KEYS = {"op", "value", "unit", "source", "note"}
+_PROFILE_KEYS = {"profile", "title", "documents", "not_applicable", "expectations"}
+_CHECK_ID = re.compile(r"^[A-Z]+-\d{3}$")
+_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """One expected value of one check."""
+
+    check: str
+    name: str
+    op: str
+    value: Any
+    unit: str
+    source: str
+    note: str = ""
+
+    def holds_for(self, measured: Any) -> bool:
+        """True when ``measured`` satisfies the expectation (measured must not be None)."""
+        return compare(measured, self.op, self.value)
+
+    def describe(self) -> str:
+        """``>= 380 Gb/s`` style text for messages."""
+        value = ", ".join(map(str, self.value)) if isinstance(self.value, list) else self.value
+        text = f"{self.op} {value}" if self.op != "in" else f"one of [{value}]"
+        return f"{text} {self.unit}".rstrip()
+
+
+@dataclass(frozen=True)
+class Profile:
+    """All expectations of a platform, with the documents they cite."""
+
+    name: str
+    title: str
+    documents: Mapping[str, str]
+    not_applicable: Mapping[str, str]
+    expectations: Mapping[str, Mapping[str, Expectation]]
+
+    def get(self, check: str, name: str) -> Expectation:
+        try:
+            return self.expectations[check][name]
+        except KeyError:
+            raise ThresholdMissing(
+                f"profile {self.name!r} has no expectation {check}.{name}; add it to thresholds/{self.name}.yaml "
+                "with its source (a check without a threshold never passes)"
+            ) from None
+
+    def with_overrides(self, overrides: Mapping[str, Mapping[str, Any]], origin: str) -> Profile:
+        """A copy where a site's values replace the profile's (same comparison and unit)."""
+        merged = {check: dict(values) for check, values in self.expectations.items()}
+        for check, values in overrides.items():
+            for name, value in values.items():
+                base = self.get(check, name)
+                problem = _value_problem(base.op, value)
+                if problem:
+                    raise UsageError(f"{origin}: thresholds.{check}.{name}: {problem}")
+                merged[check][name] = replace(
+                    base, value=value, source=f"{origin} (site override of {base.describe()}, {base.source})"
+                )
+        return replace(self, expectations=merged)
+
+
+def _version_key(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", text))
+
+
+def compare(measured: Any, op: str, expected: Any) -> bool:
+    """Apply one comparison; bool is not a number here, and NaN never passes."""
+    if op in NUMERIC_OPS:
+        if isinstance(measured, bool) or not isinstance(measured, (int, float)) or math.isnan(measured):
+            return False
+        return {
+            ">=": measured >= expected,
+            "<=": measured <= expected,
+            ">": measured > expected,
+            "<": measured < expected,
+        }[op]
+    if op == "==":
+        return measured == expected
+    if op == "!=":
+        return measured != expected
+    if op == "in":
+        return measured in expected
+    if op == "version>=":
+        return _version_key(str(measured)) >= _version_key(str(expected))
+    if op == "version==":
+        return _version_key(str(measured)) == _version_key(str(expected))
+    raise ValueError(f"unknown comparison {op!r}")
+
+
+def _value_problem(op: str, value: Any) -> str | None:
+    if op in NUMERIC_OPS and (isinstance(value, bool) or not isinstance(value, (int, float))):
+        return f"comparison {op!r} needs a number, got {value!r}"
+    if op == "in" and not isinstance(value, list):
+        return f"comparison 'in' needs a list, got {value!r}"
+    if op in VERSION_OPS and not (isinstance(value, str) and _version_key(value)):
+        return f"comparison {op!r} needs a version string such as '1.10.3', got {value!r}"
+    return None
+
+
+def _expectation(check: str, name: str, raw: Any, where: str) -> Expectation:
+    if not isinstance(raw, dict):
+        raise UsageError(f"{where}: expected a mapping with keys {sorted(_EXPECTATION_KEYS)}")
+    unknown = set(raw) - _EXPECTATION_KEYS
+    if unknown:
+        raise UsageError(f"{where}: unknown keys {sorted(unknown)} (allowed: {sorted(_EXPECTATION_KEYS)})")
+    missing = {"op", "value", "source"} - set(raw)
+    if missing:
+        raise UsageError(f"{where}: missing {sorted(missing)} (every value needs op, value and source)")
+    op = raw["op"]
+    if op not in OPS:
+        raise UsageError(f"{where}: unknown op {op!r} (allowed: {', '.join(sorted(OPS))})")
+    problem = _value_problem(op, raw["value"])
+    if problem:
+        raise UsageError(f"{where}: {problem}")
+    if not str(raw["source"]).strip():
+        raise UsageError(f"{where}: empty source (cite the document and section)")
+    return Expectation(check, name, op, raw["value"], str(raw.get("unit") or ""), str(raw["source"]), str(raw.get("note") or ""))
+
+
+def known_profiles(directory: Path) -> list[str]:
+    return sorted(p.stem for p in directory.glob("*.yaml"))
+
+
+def load_profile(directory: Path, name: str) -> Profile:
+    """Load and type-check ``directory/name.yaml``; every problem is a one-line UsageError."""
+    path = directory / f"{name}.yaml"
+    if not path.is_file():
+        known = ", ".join(known_profiles(directory)) or "none"
+        raise UsageError(f"unknown thresholds profile {name!r}: no {path} (known profiles: {known})")
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark else ""
+        raise UsageError(f"{path}{line}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
+    if not isinstance(raw, dict):
+        raise UsageError(f"{path}: expected a mapping with keys {sorted(_PROFILE_KEYS)}")
+    unknown = set(raw) - _PROFILE_KEYS
+    if unknown:
+        raise UsageError(f"{path}: unknown keys {sorted(unknown)} (allowed: {sorted(_PROFILE_KEYS)})")
+    if raw.get("profile") != name:
+        raise UsageError(f"{path}: 'profile' must be {name!r}, found {raw.get('profile')!r}")
+    expectations: dict[str, dict[str, Expectation]] = {}
+    for check, values in (raw.get("expectations") or {}).items():
+        if not _CHECK_ID.match(str(check)) or not isinstance(values, dict):
+            raise UsageError(f"{path}: expectations.{check}: expected a check id (e.g. LNK-005) mapping names to values")
+        for value_name, spec in values.items():
+            if not _NAME.match(str(value_name)):
+                raise UsageError(f"{path}: expectations.{check}.{value_name}: names are lower_snake_case")
+            expectations.setdefault(check, {})[value_name] = _expectation(
+                check, value_name, spec, f"{path}: expectations.{check}.{value_name}"
+            )
+    return Profile(
+        name=name,
+        title=str(raw.get("title") or name),
+        documents=dict(raw.get("documents") or {}),
+        not_applicable={str(k): str(v) for k, v in (raw.get("not_applicable") or {}).items()},
+        expectations=expectations,
+    )

@@ -1,0 +1,68 @@
+"""Command-line options of the plugin (one option group) and their validation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from pytest_gpufabric.errors import UsageError
+
+RECORD_MODES = ("once", "new_episodes", "all", "none")
+DEFAULT_RESULTS_DIR = "gpufabric-results"
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("gpufabric", "GPU fabric acceptance (pytest-gpufabric)")
+    group.addoption("--cluster", metavar="SITE_YAML", help="cluster inventory (site.yaml) to test")
+    group.addoption("--thresholds-dir", metavar="DIR", help="directory of threshold profiles (default: thresholds/ of the checkout)")
+    group.addoption("--record", metavar="DIR", help="record every command's output into DIR (see --record-mode)")
+    group.addoption(
+        "--record-mode", choices=RECORD_MODES, default="once",
+        help="once: record if DIR has no recording, else replay only; new_episodes: replay what matches, record "
+             "the rest; all: re-record everything; none: replay only (default: once)",
+    )
+    group.addoption("--replay", metavar="DIR", help="replay a recording offline: no command reaches any node")
+    group.addoption("--scrub", metavar="REGEX", action="append", default=[], help="extra secret pattern to scrub from recordings (repeatable)")
+    group.addoption("--command-timeout", metavar="SECONDS", type=float, help="bound every remote command (default: the inventory's ssh.command_timeout_s)")
+    group.addoption("--gpufabric-results", metavar="DIR", default=DEFAULT_RESULTS_DIR, help=f"where results.jsonl and raw outputs go (default: {DEFAULT_RESULTS_DIR})")
+    group.addoption("--insecure-host-keys", action="store_true", help="accept unknown SSH host keys (NOT recommended; host keys are verified by default)")
+
+
+@dataclass(frozen=True)
+class FabricOptions:
+    cluster: Path | None
+    thresholds_dir: Path
+    recording_dir: Path | None
+    record_mode: str | None
+    scrub: tuple[str, ...]
+    command_timeout_s: float | None
+    results_dir: Path
+    verify_host_keys: bool
+
+
+def default_thresholds_dir(rootdir: Path) -> Path:
+    here = rootdir / "thresholds"
+    return here if here.is_dir() else Path(__file__).resolve().parents[1] / "thresholds"
+
+
+def read_options(config: pytest.Config) -> FabricOptions:
+    """The plugin's options, checked for contradictions (one-line UsageError)."""
+    opt = config.option
+    if opt.record and opt.replay:
+        raise UsageError("--record and --replay exclude each other (use --record DIR --record-mode none to replay)")
+    recording_dir = Path(opt.replay or opt.record) if (opt.replay or opt.record) else None
+    mode = "none" if opt.replay else (opt.record_mode if opt.record else None)
+    if opt.command_timeout is not None and opt.command_timeout <= 0:
+        raise UsageError(f"--command-timeout must be positive, got {opt.command_timeout:g}")
+    return FabricOptions(
+        cluster=Path(opt.cluster) if opt.cluster else None,
+        thresholds_dir=Path(opt.thresholds_dir) if opt.thresholds_dir else default_thresholds_dir(config.rootpath),
+        recording_dir=recording_dir,
+        record_mode=mode,
+        scrub=tuple(opt.scrub),
+        command_timeout_s=opt.command_timeout,
+        results_dir=Path(opt.gpufabric_results),
+        verify_host_keys=not opt.insecure_host_keys,
+    )

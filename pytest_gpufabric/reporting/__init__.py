@@ -1,0 +1,1 @@
+"""Reports: evidence attached to items (pytest-html, Allure) and rendering helpers."""

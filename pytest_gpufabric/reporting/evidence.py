@@ -1,0 +1,73 @@
+"""Evidence of a check for the reports: measured vs expected, and the raw output of every command.
+
+The same plain data goes into the results file; pytest-html gets a compact HTML table plus the raw
+outputs (bounded in size), Allure gets one attachment per command.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import pytest
+
+from pytest_gpufabric.context import CheckContext
+
+INLINE_OUTPUT_LIMIT = 8_000
+
+
+def _clip(text: str) -> str:
+    if len(text) <= INLINE_OUTPUT_LIMIT:
+        return text
+    return text[:INLINE_OUTPUT_LIMIT] + f"\n... ({len(text) - INLINE_OUTPUT_LIMIT} more characters in the Allure attachment)"
+
+
+def evidence_data(context: CheckContext) -> dict[str, Any]:
+    """Plain data (crosses from xdist workers to the controller)."""
+    return {
+        "measurements": [m.as_record() for m in context.measurements],
+        "commands": [
+            {"node": r.node, "command": r.command, "exit_code": r.exit_code} for r in context.commands
+        ],
+    }
+
+
+def _measurement_table(context: CheckContext) -> str:
+    rows = "".join(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>".format(
+            html.escape(m.where), html.escape(m.name), html.escape(f"{m.measured!r} {m.unit}".strip()),
+            html.escape(m.expected), html.escape(m.source), "pass" if m.passed else "<b>FAIL</b>",
+        )
+        for m in context.measurements
+    )
+    head = "<tr><th>where</th><th>value</th><th>measured</th><th>expected</th><th>source</th><th>verdict</th></tr>"
+    return f"<p><b>{html.escape(context.check.id)}</b> {html.escape(context.check.title)}</p><table>{head}{rows}</table>"
+
+
+def _raw_outputs(context: CheckContext) -> str:
+    parts = []
+    for r in context.commands:
+        body = _clip(r.stdout) + (f"\n[stderr]\n{_clip(r.stderr)}" if r.stderr else "")
+        parts.append(f"$ {r.command}    # on {r.node}, exit {r.exit_code}\n{body}")
+    return "\n\n".join(parts)
+
+
+def attach_evidence(item: pytest.Item, report: pytest.TestReport, context: CheckContext) -> None:
+    """Add the evidence to the pytest-html extras and the Allure result, when those plugins are active."""
+    if item.config.pluginmanager.hasplugin("html"):
+        from pytest_html import extras
+
+        report.extras = [*getattr(report, "extras", []), extras.html(_measurement_table(context)),
+                         extras.text(_raw_outputs(context), name="raw command output")]
+    if item.config.pluginmanager.hasplugin("allure_pytest") and getattr(item.config.option, "allure_report_dir", None):
+        import allure
+
+        for m in context.measurements:
+            with allure.step(m.line()):
+                pass
+        for r in context.commands:
+            allure.attach(
+                f"$ {r.command}\n# exit {r.exit_code}\n{r.stdout}" + (f"\n[stderr]\n{r.stderr}" if r.stderr else ""),
+                name=f"{r.node}: {r.command[:80]}",
+                attachment_type=allure.attachment_type.TEXT,
+            )

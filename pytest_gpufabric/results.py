@@ -1,0 +1,129 @@
+"""The machine-readable results file: JSON Lines, one record per test item, written by the controller.
+
+Records are appended (and flushed) as items finish, so an interrupted run keeps what it reported; at the
+end of the session the file is rewritten sorted by node id, so two runs of the same replay give
+byte-identical files whatever the worker scheduling. Durations are left out for the same reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+RESULTS_SCHEMA_VERSION = 1
+PROPERTY_KEY = "gpufabric"
+
+
+def item_record(report: pytest.TestReport, outcome: str, data: dict[str, Any]) -> dict[str, Any]:
+    """One results record (plain data) for an item that finished with ``outcome``."""
+    failed = [m for m in data.get("measurements", []) if not m["passed"]]
+    decisive = failed[0] if failed else (data.get("measurements") or [None])[-1]
+    message = data.get("message")
+    if message is None and outcome in ("failed", "error") and report.longrepr is not None:
+        message = str(getattr(report.longrepr, "reprcrash", None) and report.longrepr.reprcrash.message
+                      or report.longrepr).strip()
+    if outcome == "skipped" and isinstance(report.longrepr, tuple):
+        message = report.longrepr[2]
+    return {
+        "schema": RESULTS_SCHEMA_VERSION,
+        "node_id": report.nodeid,
+        "check_id": data.get("check_id"),
+        "title": data.get("title"),
+        "item": data.get("target"),
+        "outcome": outcome,
+        "measured": decisive["measured"] if decisive else None,
+        "expected": decisive["expected"] if decisive else None,
+        "unit": decisive["unit"] if decisive else None,
+        "source": decisive["source"] if decisive else data.get("check_source"),
+        "hint": data.get("hint") if outcome in ("failed", "error") else None,
+        "message": message,
+        "measurements": data.get("measurements", []),
+        "commands": data.get("commands", []),
+    }
+
+
+def gpufabric_data(report: pytest.TestReport) -> dict[str, Any]:
+    """The plugin's plain data attached to a report (crosses from xdist workers to the controller)."""
+    merged: dict[str, Any] = {}
+    for key, value in report.user_properties:
+        if key == PROPERTY_KEY and isinstance(value, dict):
+            merged.update(value)
+    return merged
+
+
+@dataclass
+class ResultsWriter:
+    """Collects the three phase reports of each item and writes one record when the item is done."""
+
+    path: Path
+    _pending: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _records: list[dict[str, Any]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._stream = self.path.open("w", encoding="utf-8")
+
+    def add(self, report: pytest.TestReport) -> None:
+        state = self._pending.setdefault(report.nodeid, {"outcome": None, "data": {}, "report": report})
+        state["data"].update(gpufabric_data(report))
+        if report.when == "setup" and not report.passed:
+            state["outcome"], state["report"] = ("skipped" if report.skipped else "error"), report
+        elif report.when == "call":
+            state["outcome"], state["report"] = _call_outcome(report, state["data"]), report
+        elif report.when == "teardown":
+            if report.failed and state["outcome"] in (None, "passed"):
+                state["outcome"], state["report"] = "error", report
+            self._write(item_record(state["report"], state["outcome"] or "error", state["data"]))
+            del self._pending[report.nodeid]
+
+    def _write(self, record: dict[str, Any]) -> None:
+        self._records.append(record)
+        self._stream.write(json.dumps(record, sort_keys=True, default=str) + "\n")
+        self._stream.flush()
+
+    def finish(self) -> None:
+        """Rewrite the file sorted by node id (atomically)."""
+        self._stream.close()
+        tmp = self.path.with_suffix(".tmp")
+        with tmp.open("w", encoding="utf-8") as out:
+            for record in sorted(self._records, key=lambda r: r["node_id"]):
+                out.write(json.dumps(record, sort_keys=True, default=str) + "\n")
+        os.replace(tmp, self.path)
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        return list(self._records)
+
+
+def _call_outcome(report: pytest.TestReport, data: dict[str, Any]) -> str:
+    if report.passed:
+        return "passed"
+    if report.skipped:
+        return "skipped"
+    return "error" if data.get("error_kind") else "failed"
+
+
+class ResultsReporter:
+    """Registered on the controller (or the only process): feeds finished reports to the writer."""
+
+    def __init__(self, writer: ResultsWriter) -> None:
+        self.writer = writer
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.writer.add(report)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self) -> None:
+        self.writer.finish()
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        records = self.writer.records
+        failing = sorted({r["check_id"] for r in records if r["outcome"] in ("failed", "error") and r["check_id"]})
+        terminalreporter.write_sep("-", "gpufabric")
+        terminalreporter.write_line(f"{len(records)} items recorded; checks with failures: {', '.join(failing) or 'none'}")
+        terminalreporter.write_line(f"results: {self.writer.path}")

@@ -1,0 +1,59 @@
+"""Everything one pytest process knows about the cluster under test: inventory, profile, transport."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from pytest_gpufabric.catalog import Catalog
+from pytest_gpufabric.expectations import Profile
+from pytest_gpufabric.inventory import Inventory
+from pytest_gpufabric.transport.base import CommandResult, Transport
+
+
+@dataclass
+class FabricSession:
+    """Per-process state, created by the plugin at configure time; the transport opens lazily, so
+    collection (and the xdist controller) never touches the network."""
+
+    inventory: Inventory
+    profile: Profile
+    catalog: Catalog
+    make_transport: Callable[[], Transport]
+    command_timeout_s: float | None = None
+    _transport: Transport | None = None
+    _cache: dict[tuple[str, str], CommandResult] = field(default_factory=dict)
+
+    @property
+    def transport(self) -> Transport:
+        if self._transport is None:
+            self._transport = self.make_transport()
+        return self._transport
+
+    def timeout_for(self, node: str, timeout_s: float | None) -> float:
+        if timeout_s is not None:
+            return timeout_s
+        if self.command_timeout_s is not None:
+            return self.command_timeout_s
+        return self.inventory.node(node).ssh.command_timeout_s
+
+    def run(self, node: str, command: str, timeout_s: float | None, cached: bool, item: str | None) -> CommandResult:
+        """Run through the transport; ``cached`` read-only facts are fetched once per node per process."""
+        key = (node, command)
+        if cached and key in self._cache:
+            return self._cache[key]
+        result = self.transport.run(node, command, self.timeout_for(node, timeout_s), item=item)
+        if cached:
+            self._cache[key] = result
+        return result
+
+    def connect(self, node: str) -> None:
+        """Open the node's connection now (so an unreachable node is a setup error of its items)."""
+        connect = getattr(self.transport, "connect", None)
+        if connect is not None:
+            connect(node)
+
+    def close(self) -> None:
+        if self._transport is not None:
+            self._transport.close()
+            self._transport = None

@@ -1,0 +1,41 @@
+"""Which catalog checks the acceptance suite implements, read from the test files without running them."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class ImplementedCheck:
+    check_id: str
+    test: str  # file::function
+
+
+def _check_ids(decorator: ast.expr) -> list[str]:
+    """The id of a ``@pytest.mark.check("ID")`` decorator, or nothing."""
+    if not isinstance(decorator, ast.Call) or not decorator.args:
+        return []
+    func = decorator.func
+    if isinstance(func, ast.Attribute) and func.attr == "check" and isinstance(decorator.args[0], ast.Constant):
+        return [str(decorator.args[0].value)]
+    return []
+
+
+def implemented_checks(suite_dir: Path) -> list[ImplementedCheck]:
+    """Every check-tagged test function under ``suite_dir``, sorted by check id then test."""
+    found = []
+    for path in sorted(suite_dir.rglob("test_*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for decorator in node.decorator_list:
+                    for check_id in _check_ids(decorator):
+                        found.append(ImplementedCheck(check_id, f"{path.name}::{node.name}"))
+    return sorted(found, key=lambda c: (c.check_id, c.test))
+
+
+def default_suite_dir() -> Path:
+    """The acceptance suite of the checkout this package belongs to."""
+    return Path(__file__).resolve().parents[1] / "suites" / "acceptance"

@@ -1,0 +1,37 @@
+"""Run commands on this machine (inventories with ``transport: local``, and the project's own tests)."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+
+from pytest_gpufabric.transport.base import CommandResult
+from pytest_gpufabric.transport.bounded import bounded_command, channel_timeout
+
+
+class LocalTransport:
+    """Every node is this machine; commands run through bash, bounded by ``timeout``."""
+
+    def __init__(self, sudo: bool = False) -> None:
+        self._sudo = sudo
+
+    def run(self, node: str, command: str, timeout_s: float, *, item: str | None = None) -> CommandResult:
+        started = time.monotonic()
+        try:
+            proc = subprocess.run(
+                ["bash", "-c", bounded_command(command, timeout_s, sudo=self._sudo)],
+                capture_output=True,
+                text=True,
+                errors="replace",
+                timeout=channel_timeout(timeout_s),
+                stdin=subprocess.DEVNULL,
+                check=False,
+            )
+            stdout, stderr, code = proc.stdout, proc.stderr, proc.returncode
+        except subprocess.TimeoutExpired as exc:
+            stdout = exc.stdout.decode(errors="replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+            stderr, code = f"command did not end within {channel_timeout(timeout_s):g} s", 124
+        return CommandResult(node, command, stdout, stderr, code, round(time.monotonic() - started, 3))
+
+    def close(self) -> None:
+        """Nothing to release."""

@@ -1,0 +1,123 @@
+"""Run commands over SSH with fabric: one reused connection per node per process, host keys verified."""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import paramiko
+from fabric import Config, Connection
+from invoke.exceptions import CommandTimedOut
+
+from pytest_gpufabric.errors import TransportError
+from pytest_gpufabric.transport.base import CommandResult
+from pytest_gpufabric.transport.bounded import bounded_command, channel_timeout
+
+
+@dataclass(frozen=True)
+class SshEndpoint:
+    """Where and how to reach one node."""
+
+    address: str
+    user: str
+    port: int
+    key: str | None
+    known_hosts: str | None
+    connect_timeout_s: float
+    sudo: bool
+    verify_host_key: bool = True
+
+
+def describe_ssh_failure(exc: BaseException) -> str:
+    """One line telling an engineer what went wrong with the connection."""
+    if isinstance(exc, paramiko.BadHostKeyException):
+        return (
+            f"host key of {exc.hostname} changed (got {exc.key.get_name()} {exc.key.get_base64()[:16]}...): "
+            "refusing to connect; if the node was reinstalled, update known_hosts"
+        )
+    if isinstance(exc, paramiko.AuthenticationException):
+        return f"SSH authentication failed ({exc})"
+    if isinstance(exc, paramiko.SSHException) and "not found in known_hosts" in str(exc):
+        return f"unknown host key ({exc}); add the node to known_hosts (host keys are verified by default)"
+    if isinstance(exc, paramiko.ssh_exception.NoValidConnectionsError):
+        return f"unreachable: {exc.strerror or exc}"
+    if isinstance(exc, (socket.timeout, TimeoutError)):
+        return "unreachable: connection timed out"
+    if isinstance(exc, OSError):
+        return f"unreachable: {exc.strerror or exc}"
+    return f"SSH error: {type(exc).__name__}: {exc}"
+
+
+class SshTransport:
+    """Opens at most one connection per node per process and reuses it for every command.
+    A node whose connection failed is not retried in this process: its later items error at once."""
+
+    def __init__(self, endpoints: Mapping[str, SshEndpoint]) -> None:
+        self._endpoints = dict(endpoints)
+        self._connections: dict[str, Connection] = {}
+        self._failures: dict[str, str] = {}
+        self.connections_opened: dict[str, int] = {}
+
+    def _connect(self, node: str) -> Connection:
+        if node in self._failures:
+            raise TransportError(node, self._failures[node])
+        if node in self._connections:
+            return self._connections[node]
+        ep = self._endpoints[node]
+        connect_kwargs: dict[str, object] = {"allow_agent": ep.key is None, "look_for_keys": ep.key is None}
+        if ep.key:
+            connect_kwargs["key_filename"] = os.path.expanduser(ep.key)
+        conn = Connection(
+            host=ep.address,
+            user=ep.user,
+            port=ep.port,
+            connect_timeout=ep.connect_timeout_s,
+            connect_kwargs=connect_kwargs,
+            config=Config(overrides={"load_ssh_configs": False}),
+        )
+        if ep.verify_host_key:
+            conn.client.set_missing_host_key_policy(paramiko.RejectPolicy())
+            if ep.known_hosts:
+                conn.client.load_host_keys(os.path.expanduser(ep.known_hosts))
+        try:
+            conn.open()
+        except Exception as exc:  # paramiko raises many unrelated types; all mean "no connection"
+            self._failures[node] = describe_ssh_failure(exc)
+            raise TransportError(node, self._failures[node]) from None
+        self.connections_opened[node] = self.connections_opened.get(node, 0) + 1
+        self._connections[node] = conn
+        return conn
+
+    def connect(self, node: str) -> None:
+        """Open (or reuse) the node's connection; raises TransportError when it cannot be reached."""
+        self._connect(node)
+
+    def run(self, node: str, command: str, timeout_s: float, *, item: str | None = None) -> CommandResult:
+        conn = self._connect(node)
+        wrapped = bounded_command(command, timeout_s, sudo=self._endpoints[node].sudo)
+        started = time.monotonic()
+        try:
+            res = conn.run(wrapped, hide=True, warn=True, in_stream=False, timeout=channel_timeout(timeout_s))
+            stdout, stderr, code = res.stdout, res.stderr, res.exited
+        except CommandTimedOut as exc:
+            stdout, stderr, code = exc.result.stdout, f"channel timed out after {exc.timeout:g} s", 124
+        except Exception as exc:  # the connection broke under the command
+            self._failures[node] = f"connection lost: {describe_ssh_failure(exc)}"
+            self._drop(node)
+            raise TransportError(node, self._failures[node]) from None
+        return CommandResult(node, command, stdout, stderr, code, round(time.monotonic() - started, 3))
+
+    def _drop(self, node: str) -> None:
+        conn = self._connections.pop(node, None)
+        if conn is not None:
+            try:
+                conn.close()
+            except Exception:  # closing a broken connection may fail again; nothing left to do
+                pass
+
+    def close(self) -> None:
+        for node in list(self._connections):
+            self._drop(node)

@@ -1,0 +1,1 @@
+"""Project tooling (not shipped in the package)."""

@@ -1,0 +1,85 @@
+"""Write recordings/demo: the demo inventory (site.yaml) and the recording of every command's output."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+from pathlib import Path
+
+import yaml
+
+from pytest_gpufabric.recording import RecordingStore, Scrubber, create_recording
+from pytest_gpufabric.transport.base import CommandResult
+from tools.demo_cluster.faults import FAULTS
+from tools.demo_cluster.outputs import BUILDERS
+from tools.demo_cluster.topology import NODES, DemoNode
+
+DESCRIPTION = (
+    "SYNTHESIZED demo: a 4-node AMD Instinct MI300X + Broadcom Thor2 cluster whose outputs are built from the "
+    "sample outputs of the vendor documents, with injected faults. Not a capture of real hardware. "
+    "Regenerate with: python -m tools.demo_cluster"
+)
+
+
+def inventory(nodes: tuple[DemoNode, ...]) -> dict[str, object]:
+    """The demo's site.yaml as data (S0 2.4.1 addressing: one /24 per rail, gateway .254, table 101+r)."""
+    return {
+        "version": 1,
+        "site": "demo-mi300x-thor2",
+        "profile": "mi300x-thor2",
+        "defaults": {
+            "ssh": {"user": "root", "port": 22},
+            "platform": {"gpu_vendor": "amd", "gpu_model": "MI300X", "nic_vendor": "broadcom", "deployment": "baremetal"},
+        },
+        "nodes": [
+            {
+                "name": node.name,
+                "address": node.address,
+                "gpus": [{"index": slot.index, "pci": slot.gpu} for slot in node.slots],
+                "nics": [
+                    {
+                        "name": slot.rdma_device,
+                        "netdev": slot.netdev,
+                        "ipv4": f"{node.nic_ip(slot)}/24",
+                        "pci": slot.nic,
+                        "speed_gbps": 400,
+                        "rail": slot.index,
+                        "gpu": slot.index,
+                        "gateway": f"192.168.{slot.index + 1}.254",
+                        "route_table": 101 + slot.index,
+                    }
+                    for slot in node.slots
+                ],
+            }
+            for node in nodes
+        ],
+    }
+
+
+def write_demo(target: Path) -> int:
+    """Regenerate ``target`` from scratch; returns the number of recorded commands."""
+    if target.exists():
+        shutil.rmtree(target)
+    target.mkdir(parents=True)
+    header = "# Demo inventory: SYNTHESIZED from vendor documentation (see README). Regenerate: python -m tools.demo_cluster\n"
+    (target / "site.yaml").write_text(header + yaml.safe_dump(inventory(NODES), sort_keys=False), encoding="utf-8")
+    create_recording(target, description=DESCRIPTION)
+    store = RecordingStore(target, Scrubber(), run_id="demo")
+    count = 0
+    for node in NODES:
+        for build in BUILDERS:
+            for command, (stdout, exit_code) in build(node, FAULTS).items():
+                store.add(CommandResult(node.name, command, stdout, "", exit_code, 0.01), None)
+                count += 1
+    return count
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--out", type=Path, default=Path("recordings/demo"))
+    args = parser.parse_args()
+    print(f"wrote {write_demo(args.out)} recorded commands to {args.out}")
+
+
+if __name__ == "__main__":
+    main()
