@@ -12,13 +12,11 @@ from pytest_gpufabric.catalog import SCOPES, load_catalog
 from pytest_gpufabric.context import CheckContext
 from pytest_gpufabric.errors import GpufabricError, TransportError, UsageError
 from pytest_gpufabric.expectations import known_profiles, load_profile
-from pytest_gpufabric.inventory import load_inventory
 from pytest_gpufabric.options import add_options, read_options
 from pytest_gpufabric.reporting.evidence import attach_evidence, evidence_data
 from pytest_gpufabric.results import PROPERTY_KEY, ResultsReporter, ResultsWriter
 from pytest_gpufabric.session import FabricSession
 from pytest_gpufabric.targets import platform_tags_of, targets_for_scope
-from pytest_gpufabric.transport.factory import transport_factory
 
 SESSION_KEY = pytest.StashKey[FabricSession]()
 CONTEXT_KEY = pytest.StashKey[CheckContext]()
@@ -47,6 +45,9 @@ def pytest_configure(config: pytest.Config) -> None:
         options = read_options(config)
         if options.cluster is None:
             return
+        from pytest_gpufabric.inventory import load_inventory
+        from pytest_gpufabric.transport.factory import transport_factory
+
         profiles = known_profiles(options.thresholds_dir)
         inventory = load_inventory(options.cluster, profiles)
         profile = load_profile(options.thresholds_dir, inventory.profile).with_overrides(

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from pytest_gpufabric.catalog import Catalog
 from pytest_gpufabric.expectations import Profile
-from pytest_gpufabric.inventory import Inventory
 from pytest_gpufabric.transport.base import CommandResult, Transport
+
+if TYPE_CHECKING:
+    from pytest_gpufabric.inventory import Inventory
 
 
 @dataclass
