@@ -1,0 +1,39 @@
+"""Shared helpers for the parser tests: read the real outputs kept under fixtures/outputs/<tool>/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from pytest_gpufabric.errors import ParseError
+
+OUTPUTS = Path(__file__).resolve().parents[3] / "fixtures" / "outputs"
+
+
+def read_output(tool: str, name: str) -> str:
+    """A raw output file, byte for byte (CRLF and escape sequences kept)."""
+    with open(OUTPUTS / tool / name, encoding="utf-8", newline="") as handle:
+        return handle.read()
+
+
+@pytest.fixture
+def output() -> Callable[[str, str], str]:
+    """``output(tool, file_name)``: the text of fixtures/outputs/<tool>/<file_name>."""
+    return read_output
+
+
+@pytest.fixture
+def parse_error() -> Callable[..., ParseError]:
+    """``parse_error(func, text, *fragments)``: assert ``func(text)`` raises ParseError naming every fragment."""
+
+    def check(func: Callable[[str], Any], text: str, *fragments: str) -> ParseError:
+        with pytest.raises(ParseError) as caught:
+            func(text)
+        message = str(caught.value)
+        for fragment in fragments:
+            assert fragment in message, f"{fragment!r} not in {message!r}"
+        return caught.value
+
+    return check

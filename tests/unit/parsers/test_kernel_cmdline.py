@@ -1,0 +1,75 @@
+from __future__ import annotations
+
+import pytest
+
+from pytest_gpufabric.parsers.kernel_cmdline import parse_kernel_cmdline
+from pytest_gpufabric.parsers.sysctl import parse_proc_sys_int, parse_sysctl
+
+TOOL = "proc-cmdline"
+
+
+@pytest.mark.parametrize(
+    ("name", "vendor_key"),
+    [("s0_amd_iommu_pt.txt", "amd_iommu"), ("s0_intel_iommu_pt.txt", "intel_iommu")],
+    ids=["amd", "intel"],
+)
+def test_documented_command_lines(output, name: str, vendor_key: str) -> None:
+    cmdline = parse_kernel_cmdline(output(TOOL, name))
+    assert cmdline.iommu == "pt"
+    assert cmdline.get(vendor_key) == "on"
+    other = {"amd_iommu", "intel_iommu"} - {vendor_key}
+    assert cmdline.get(other.pop()) is None
+    assert cmdline.params[0] == ("BOOT_IMAGE", "/boot/vmlinuz-5.15.0-102-generic")
+    assert ("ro", None) in cmdline.params
+    assert cmdline.get("pci") == "realloc=off"
+
+
+def test_last_occurrence_wins_and_init_arguments_are_dropped() -> None:
+    cmdline = parse_kernel_cmdline('quiet iommu=on iommu=pt "x=a b" -- init-arg iommu=off\n')
+    assert cmdline.iommu == "pt"
+    assert cmdline.get("x") == "a b"
+    assert not cmdline.has("init-arg")
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [("", "empty"), ("   \n", "empty"), ('root=/dev/sda "unclosed\n', "quotes"), ("=value\n", "without a name"),
+     ("-- only-init\n", "no kernel parameters"), ("ro\x00quiet", "binary")],
+    ids=["empty", "blank", "unbalanced-quote", "nameless", "only-init-args", "binary"],
+)
+def test_malformed_command_line(parse_error, text: str, fragment: str) -> None:
+    parse_error(parse_kernel_cmdline, text, "proc-cmdline", fragment)
+
+
+@pytest.mark.parametrize("name", ["h200_numa_balancing.txt", "devhost_numa_balancing.txt"])
+def test_numa_balancing(output, name: str) -> None:
+    assert parse_proc_sys_int(output("proc-sys-value", name)) == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [("", "empty"), ("enabled\n", "expected an integer"), ("0\n1\n", "2 lines")],
+    ids=["empty", "word", "two-lines"],
+)
+def test_malformed_proc_sys_value(parse_error, text: str, fragment: str) -> None:
+    parse_error(parse_proc_sys_int, text, fragment)
+
+
+def test_sysctl_arp_settings(output) -> None:
+    settings = parse_sysctl(output("sysctl", "devhost_arp.txt"))
+    assert settings.get_int("net.ipv4.conf.all.arp_ignore") == 0
+    assert settings.get_int("net.ipv4.conf.all.arp_announce") == 0
+
+
+def test_sysctl_missing_setting_is_reported(output, parse_error) -> None:
+    settings = parse_sysctl(output("sysctl", "devhost_arp.txt"))
+    parse_error(settings.get_int, "net.ipv4.ip_forward", "net.ipv4.ip_forward missing")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["sysctl: cannot stat /proc/sys/net/ipv4/conf/all/arp_ignor: No such file or directory\n"],
+    ids=["unknown-key-error"],
+)
+def test_sysctl_error_message_is_not_a_setting(parse_error, text: str) -> None:
+    parse_error(parse_sysctl, text, "expected 'name = value'")
