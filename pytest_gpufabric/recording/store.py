@@ -1,0 +1,248 @@
+"""A recording on disk: record episodes safely from many processes, look them up for replay.
+
+Replay order: a command asked again gets the next episode recorded for it. Episodes recorded by the
+asking test item are preferred (in their order, counted per item), which keeps replay deterministic
+under pytest-xdist whichever worker runs the item; an item without episodes of its own gets the
+command's episodes in recorded order. Once the episodes are used up, the last one repeats.
+Counters live in the store object: one store per process, no global state.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from filelock import FileLock, Timeout
+
+from pytest_gpufabric.errors import RecordingError
+from pytest_gpufabric.recording.atomic import remove_stale_temp_files, write_atomically
+from pytest_gpufabric.recording.meta import (
+    DEFAULT_LOCK_TIMEOUT_S,
+    LOCKS_DIR,
+    NODES_DIR,
+    RecordingMeta,
+    RecordingMetaError,
+    create_recording,
+    load_recording_meta,
+    recording_exists,
+)
+from pytest_gpufabric.recording.nodefile import (
+    Episode,
+    NodeFileInvalid,
+    parse_node_file,
+    render_node_file,
+    valid_node_name,
+)
+from pytest_gpufabric.recording.scrub import Scrubber
+from pytest_gpufabric.recording.yamltext import storable_text
+from pytest_gpufabric.transport.base import CommandResult
+
+NodeCommands = dict[str, tuple[Episode, ...]]
+
+
+@dataclass(frozen=True)
+class _ReplayIndex:
+    """The episodes of one node that replay may serve, by command and by (command, item)."""
+
+    by_command: dict[str, tuple[Episode, ...]]
+    by_item: dict[tuple[str, str | None], tuple[Episode, ...]]
+
+    @classmethod
+    def build(cls, commands: NodeCommands, exclude_run: str | None) -> _ReplayIndex:
+        by_command: dict[str, tuple[Episode, ...]] = {}
+        by_item: dict[tuple[str, str | None], list[Episode]] = {}
+        for command, episodes in commands.items():
+            kept = tuple(episode for episode in episodes if exclude_run is None or episode.run_id != exclude_run)
+            if not kept:
+                continue
+            by_command[command] = kept
+            for episode in kept:
+                by_item.setdefault((command, episode.item), []).append(episode)
+        return cls(by_command, {key: tuple(value) for key, value in by_item.items()})
+
+
+@dataclass
+class _WrittenNode:
+    """The text this process last wrote for a node, and its parsed form (spares re-parsing)."""
+
+    text: str
+    commands: NodeCommands = field(default_factory=dict)
+
+
+class RecordingStore:
+    """The recording in ``directory``; see the module docstring for the replay order.
+
+    ``run_id`` names the run (shared by all xdist workers of one run); it is stored with each episode,
+    lets ``add(..., replace_older_runs=True)`` drop what earlier runs recorded, and keeps episodes of
+    the current run out of replay. ``scrubber`` is applied to what is stored and to what is looked up.
+    """
+
+    def __init__(
+        self,
+        directory: Path | str,
+        *,
+        scrubber: Scrubber | None = None,
+        run_id: str | None = None,
+        lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S,
+    ) -> None:
+        self.directory = Path(directory)
+        self.scrubber = scrubber if scrubber is not None else Scrubber()
+        self.run_id = run_id
+        self.lock_timeout_s = lock_timeout_s
+        self._meta: RecordingMeta | None = None
+        self._replay: dict[str, _ReplayIndex] = {}
+        self._played: dict[tuple[str, ...], int] = {}
+        self._written: dict[str, _WrittenNode] = {}
+
+    # -- the recording as a whole -------------------------------------------------------------
+
+    def exists(self) -> bool:
+        """Whether the folder holds a ``recording.yaml``."""
+        return recording_exists(self.directory)
+
+    def meta(self) -> RecordingMeta:
+        """The checked ``recording.yaml`` (``RecordingMetaError`` if missing or unreadable)."""
+        if self._meta is None:
+            self._meta = load_recording_meta(self.directory)
+        return self._meta
+
+    def create(self, description: str | None = None) -> RecordingMeta:
+        """Create the recording unless it exists (the description is scrubbed too)."""
+        scrubbed = None if description is None else self.scrubber.scrub(description)
+        self._meta = create_recording(self.directory, scrubbed, run_id=self.run_id)
+        return self._meta
+
+    def nodes(self) -> list[str]:
+        """The names of the nodes with a file in the recording, sorted."""
+        folder = self.directory / NODES_DIR
+        if not folder.is_dir():
+            return []
+        return sorted(path.stem for path in folder.glob("*.yaml") if valid_node_name(path.stem))
+
+    def node_path(self, node: str) -> Path:
+        if not valid_node_name(node):
+            raise RecordingError(node, f"node name {node!r} cannot name a recording file")
+        return self.directory / NODES_DIR / f"{node}.yaml"
+
+    # -- replay -------------------------------------------------------------------------------
+
+    def find(self, node: str, command: str, item: str | None = None) -> CommandResult:
+        """The next recorded result of ``command`` on ``node`` for ``item``; ``RecordingError`` when the
+        recording, the node or the command is not recorded (the message names the closest command)."""
+        scrubbed = storable_text(self.scrubber.scrub(command))
+        index = self._replay_index(node)
+        if index is None:
+            recorded = ", ".join(self.nodes()) or "none"
+            raise RecordingError(node, f"no recording for node {node} in {self.directory}; recorded nodes: {recorded}")
+        if scrubbed not in index.by_command:
+            raise RecordingError(node, _no_match_reason(scrubbed, list(index.by_command)))
+        return self._next(node, command, scrubbed, item, index, repeat_last=True)  # type: ignore[return-value]
+
+    def find_unplayed(self, node: str, command: str, item: str | None = None) -> CommandResult | None:
+        """Like ``find``, but ``None`` where ``find`` would fail or repeat the last episode: what
+        record mode ``new_episodes`` runs live. A corrupt node file still raises."""
+        if not self.exists():
+            return None
+        scrubbed = storable_text(self.scrubber.scrub(command))
+        index = self._replay_index(node)
+        if index is None or scrubbed not in index.by_command:
+            return None
+        return self._next(node, command, scrubbed, item, index, repeat_last=False)
+
+    def _next(
+        self, node: str, command: str, scrubbed: str, item: str | None, index: _ReplayIndex, *, repeat_last: bool
+    ) -> CommandResult | None:
+        own = index.by_item.get((scrubbed, item))
+        if own:
+            episodes, key = own, (node, scrubbed, "item", str(item))
+        else:
+            episodes, key = index.by_command[scrubbed], (node, scrubbed, "any")
+        position = self._played.get(key, 0)
+        if position >= len(episodes) and not repeat_last:
+            return None
+        self._played[key] = position + 1
+        episode = episodes[min(position, len(episodes) - 1)]
+        return CommandResult(node, command, episode.stdout, episode.stderr, episode.exit_code, episode.duration_s)
+
+    def _replay_index(self, node: str) -> _ReplayIndex | None:
+        """The node's replay index, read once per store; ``None`` when the node is not recorded."""
+        if node not in self._replay:
+            try:
+                self.meta()
+            except RecordingMetaError as exc:
+                raise RecordingError(node, exc.reason) from None
+            path = self.node_path(node)
+            if not path.is_file():
+                return None
+            self._replay[node] = _ReplayIndex.build(self._read(node, path)[1], exclude_run=self.run_id)
+        return self._replay[node]
+
+    # -- recording ----------------------------------------------------------------------------
+
+    def add(self, result: CommandResult, item: str | None = None, *, replace_older_runs: bool = False) -> None:
+        """Record ``result`` (scrubbed) as the next episode of its command on its node, creating the
+        recording if needed. With ``replace_older_runs``, episodes of that command recorded under another
+        run id are dropped first (re-recording). Safe against concurrent writers in other processes;
+        the node file is replaced atomically."""
+        if replace_older_runs and self.run_id is None:
+            raise ValueError("replace_older_runs needs the store to have a run_id")
+        node = result.node
+        path = self.node_path(node)
+        command = storable_text(self.scrubber.scrub(result.command))
+        episode = Episode(
+            exit_code=result.exit_code,
+            duration_s=round(float(result.duration_s), 3),
+            item=item,
+            run_id=self.run_id,
+            stdout=storable_text(self.scrubber.scrub(result.stdout)),
+            stderr=storable_text(self.scrubber.scrub(result.stderr)),
+        )
+        if not self.exists():
+            self.create()
+        lock_path = self.directory / LOCKS_DIR / f"{path.name}.lock"
+        lock_path.parent.mkdir(exist_ok=True)
+        try:
+            with FileLock(lock_path, timeout=self.lock_timeout_s):
+                remove_stale_temp_files(path)
+                text, commands = self._read(node, path) if path.is_file() else ("", {})
+                kept = commands.get(command, ())
+                if replace_older_runs:
+                    kept = tuple(old for old in kept if old.run_id == self.run_id)
+                updated = {**commands, command: (*kept, episode)}
+                text = render_node_file(node, updated)
+                write_atomically(path, text)
+                self._written[node] = _WrittenNode(text, updated)
+        except Timeout:
+            raise RecordingError(
+                node, f"timed out after {self.lock_timeout_s:g}s waiting for lock {lock_path}"
+            ) from None
+
+    def load_node(self, node: str) -> NodeCommands:
+        """Everything recorded for ``node`` as it is on disk now (empty if the node has no file)."""
+        path = self.node_path(node)
+        return self._read(node, path)[1] if path.is_file() else {}
+
+    def _read(self, node: str, path: Path) -> tuple[str, NodeCommands]:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RecordingError(node, f"cannot read recording file {path}: {_first_line(exc)}") from None
+        written = self._written.get(node)
+        if written is not None and written.text == text:
+            return text, written.commands
+        try:
+            return text, parse_node_file(text, node)
+        except NodeFileInvalid as exc:
+            raise RecordingError(node, f"corrupt recording file {path}: {exc}") from None
+
+
+def _no_match_reason(command: str, recorded: list[str]) -> str:
+    closest = difflib.get_close_matches(command, recorded, n=1, cutoff=0.0)
+    where = f"closest recorded: {closest[0]!r}" if closest else "the node has no recorded commands"
+    return f"no recorded command matches {command!r}; {where}"
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
