@@ -1,0 +1,316 @@
+"""Reading of the machine sections of site.yaml: defaults, nodes (with GPUs and NICs) and switches."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from pytest_gpufabric.inventory import rules
+from pytest_gpufabric.inventory.model import (
+    DEPLOYMENTS,
+    GPU_VENDORS,
+    NIC_VENDORS,
+    SWITCH_OSES,
+    Gpu,
+    Nic,
+    Node,
+    Platform,
+    SshConfig,
+    Switch,
+)
+from pytest_gpufabric.inventory.problems import ProblemLog
+from pytest_gpufabric.inventory.reader import Entry, MappingView, Reader, child, item
+from pytest_gpufabric.inventory.uniqueness import UniqueValues
+
+SSH_KEYS = ("user", "port", "key", "sudo", "known_hosts", "connect_timeout_s", "command_timeout_s")
+PLATFORM_KEYS = ("gpu_vendor", "gpu_model", "nic_vendor", "deployment")
+DEFAULTS_KEYS = ("ssh", "platform")
+NODE_KEYS = ("name", "address", "ssh", "platform", "esx_host", "gpus", "nics")
+GPU_KEYS = ("index", "pci")
+NIC_KEYS = (
+    "name", "netdev", "ipv4", "pci", "speed_gbps", "rail",
+    "gpu", "gateway", "route_table", "switch", "switch_port",
+)  # fmt: skip
+SWITCH_KEYS = ("name", "os", "address", "ssh")
+
+FieldReader = Callable[[Reader, Entry], Any]
+
+_SSH_FIELDS: dict[str, FieldReader] = {
+    "user": lambda r, e: r.string(e.node, e.location, rules.ssh_user),
+    "port": lambda r, e: r.integer(e.node, e.location, rules.port_number),
+    "key": lambda r, e: r.string(e.node, e.location, rules.file_path),
+    "sudo": lambda r, e: r.boolean(e.node, e.location),
+    "known_hosts": lambda r, e: r.string(e.node, e.location, rules.file_path),
+    "connect_timeout_s": lambda r, e: r.number(e.node, e.location, rules.positive_number),
+    "command_timeout_s": lambda r, e: r.number(e.node, e.location, rules.positive_number),
+}
+
+_PLATFORM_FIELDS: dict[str, FieldReader] = {
+    "gpu_vendor": lambda r, e: r.string(e.node, e.location, rules.one_of(GPU_VENDORS)),
+    "gpu_model": lambda r, e: r.string(e.node, e.location, rules.gpu_model),
+    "nic_vendor": lambda r, e: r.string(e.node, e.location, rules.one_of(NIC_VENDORS)),
+    "deployment": lambda r, e: r.string(e.node, e.location, rules.one_of(DEPLOYMENTS)),
+}
+
+_PLATFORM_ALLOWED = {
+    "gpu_vendor": "one of: " + ", ".join(GPU_VENDORS),
+    "gpu_model": "e.g. MI300X",
+    "nic_vendor": "one of: " + ", ".join(NIC_VENDORS),
+    "deployment": "one of: " + ", ".join(DEPLOYMENTS),
+}
+
+
+@dataclass
+class ClusterScope:
+    """What must be unique across the cluster, and the switch references to resolve once switches are read."""
+
+    log: ProblemLog
+    names: UniqueValues = field(init=False)
+    addresses: UniqueValues = field(init=False)
+    nic_addresses: UniqueValues = field(init=False)
+    switch_ports: UniqueValues = field(init=False)
+    switch_references: list[tuple[str, int, str]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.names = UniqueValues("name", self.log)
+        self.addresses = UniqueValues("address", self.log)
+        self.nic_addresses = UniqueValues("NIC address", self.log)
+        self.switch_ports = UniqueValues("switch port", self.log)
+
+
+@dataclass(frozen=True)
+class Defaults:
+    """The `defaults` section: values given there, merged under every node's (and switch's) own."""
+
+    ssh: dict[str, Any]
+    platform: dict[str, Any]
+
+
+def _given(reader: Reader, view: MappingView, fields: dict[str, FieldReader]) -> dict[str, Any]:
+    """The fields present in a mapping; a rejected value is kept as None (its problem is already logged)."""
+    values: dict[str, Any] = {}
+    for key, read in fields.items():
+        entry = view.get(key)
+        if entry is not None:
+            values[key] = read(reader, entry)
+    return values
+
+
+def _section(reader: Reader, entry: Entry | None, keys: tuple[str, ...], fields: dict[str, FieldReader]) -> dict[str, Any]:
+    if entry is None:
+        return {}
+    view = reader.mapping(entry.node, entry.location, keys)
+    return {} if view is None else _given(reader, view, fields)
+
+
+def read_defaults(reader: Reader, entry: Entry | None) -> Defaults:
+    view = None if entry is None else reader.mapping(entry.node, entry.location, DEFAULTS_KEYS)
+    if view is None:
+        return Defaults({}, {})
+    return Defaults(
+        ssh=_section(reader, view.get("ssh"), SSH_KEYS, _SSH_FIELDS),
+        platform=_section(reader, view.get("platform"), PLATFORM_KEYS, _PLATFORM_FIELDS),
+    )
+
+
+def _ssh_config(defaults: Defaults, own: dict[str, Any]) -> SshConfig:
+    merged = {key: value for key, value in {**defaults.ssh, **own}.items() if value is not None}
+    return SshConfig(**merged)
+
+
+def _platform(reader: Reader, view: MappingView, defaults: Defaults) -> Platform | None:
+    own = _section(reader, view.get("platform"), PLATFORM_KEYS, _PLATFORM_FIELDS)
+    merged = {**defaults.platform, **own}
+    location = child(view.location, "platform")
+    for key in PLATFORM_KEYS:
+        if key not in merged:
+            reader.log.add(
+                view.line,
+                child(location, key),
+                f"missing (set it in the node's platform or in defaults.platform; expected {_PLATFORM_ALLOWED[key]})",
+            )
+    if any(merged.get(key) is None for key in PLATFORM_KEYS):
+        return None
+    return Platform(**merged)
+
+
+def _required_string(reader: Reader, view: MappingView, key: str, rule: Callable[[str], str]) -> str | None:
+    entry = view.require(key)
+    return None if entry is None else reader.string(entry.node, entry.location, rule)
+
+
+def _required_integer(reader: Reader, view: MappingView, key: str, rule: Callable[[int], int]) -> int | None:
+    entry = view.require(key)
+    return None if entry is None else reader.integer(entry.node, entry.location, rule)
+
+
+def _claim_name(scope: ClusterScope, view: MappingView, name: str | None) -> None:
+    entry = view.get("name")
+    if name is not None and entry is not None:
+        scope.names.claim(name, name, entry.line, entry.location)
+
+
+def _claim_address(scope: ClusterScope, view: MappingView, address: str | None) -> None:
+    entry = view.get("address")
+    if address is not None and entry is not None:
+        scope.addresses.claim(rules.host_key(address), address, entry.line, entry.location)
+
+
+@dataclass
+class _NodeScope:
+    """What must be unique within one node."""
+
+    log: ProblemLog
+    gpu_indexes: UniqueValues = field(init=False)
+    pci_addresses: UniqueValues = field(init=False)
+    nic_names: UniqueValues = field(init=False)
+    netdevs: UniqueValues = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.gpu_indexes = UniqueValues("GPU index", self.log)
+        self.pci_addresses = UniqueValues("PCIe address", self.log)
+        self.nic_names = UniqueValues("NIC name", self.log)
+        self.netdevs = UniqueValues("interface name", self.log)
+
+
+def _list_items(reader: Reader, view: MappingView, key: str) -> list[tuple[yaml.Node, str]]:
+    entry = view.get(key)
+    nodes = None if entry is None else reader.sequence(entry.node, entry.location)
+    return [] if nodes is None or entry is None else [(node, item(entry.location, i)) for i, node in enumerate(nodes)]
+
+
+def _claim_pci(reader: Reader, view: MappingView, pci: str | None, node_scope: _NodeScope) -> None:
+    entry = view.get("pci")
+    if pci is not None and entry is not None:
+        node_scope.pci_addresses.claim(pci, pci, entry.line, entry.location)
+
+
+def _read_gpu(reader: Reader, node: yaml.Node, location: str, node_scope: _NodeScope) -> Gpu | None:
+    view = reader.mapping(node, location, GPU_KEYS)
+    if view is None:
+        return None
+    index = _required_integer(reader, view, "index", rules.at_least(0, "a GPU index"))
+    pci = _required_string(reader, view, "pci", rules.pci_address)
+    index_entry = view.get("index")
+    if index is not None and index_entry is not None:
+        node_scope.gpu_indexes.claim(index, str(index), index_entry.line, index_entry.location)
+    _claim_pci(reader, view, pci, node_scope)
+    return Gpu(index, pci) if index is not None and pci is not None else None
+
+
+def _optional(reader: Reader, view: MappingView, key: str, read: FieldReader) -> Any:
+    entry = view.get(key)
+    return None if entry is None else read(reader, entry)
+
+
+def _read_nic(
+    reader: Reader,
+    node: yaml.Node,
+    location: str,
+    gpu_indexes: tuple[int, ...],
+    node_name: str | None,
+    node_scope: _NodeScope,
+    scope: ClusterScope,
+) -> Nic | None:
+    view = reader.mapping(node, location, NIC_KEYS)
+    if view is None:
+        return None
+    name = _required_string(reader, view, "name", rules.rdma_device)
+    netdev = _required_string(reader, view, "netdev", rules.netdev)
+    ipv4_entry = view.require("ipv4")
+    ipv4 = None if ipv4_entry is None else reader.string(ipv4_entry.node, ipv4_entry.location)
+    interface = None if ipv4_entry is None or ipv4 is None else reader.apply(
+        ipv4_entry.node, ipv4_entry.location, ipv4, rules.ipv4_interface
+    )
+    pci = _required_string(reader, view, "pci", rules.pci_address)
+    speed = _required_integer(reader, view, "speed_gbps", rules.at_least(1, "a speed in Gb/s"))
+    rail = _required_integer(reader, view, "rail", rules.at_least(0, "a rail number"))
+    gpu = _optional(reader, view, "gpu", lambda r, e: r.integer(e.node, e.location))
+    gateway = _optional(reader, view, "gateway", lambda r, e: r.string(e.node, e.location, rules.ipv4_address))
+    route_table = _optional(reader, view, "route_table", lambda r, e: r.integer(e.node, e.location, rules.route_table))
+    switch = _optional(reader, view, "switch", lambda r, e: r.string(e.node, e.location, rules.machine_name))
+    port = _optional(reader, view, "switch_port", lambda r, e: r.string(e.node, e.location, rules.switch_port))
+
+    for key, value, unique in (("name", name, node_scope.nic_names), ("netdev", netdev, node_scope.netdevs)):
+        entry = view.get(key)
+        if value is not None and entry is not None:
+            unique.claim(value, value, entry.line, entry.location)
+    _claim_pci(reader, view, pci, node_scope)
+    if interface is not None and ipv4_entry is not None:
+        scope.nic_addresses.claim(interface.ip, str(interface.ip), ipv4_entry.line, ipv4_entry.location)
+    gpu_entry = view.get("gpu")
+    if gpu is not None and gpu_entry is not None and gpu not in gpu_indexes:
+        known = ", ".join(map(str, gpu_indexes)) if gpu_indexes else "none are listed"
+        reader.problem(
+            gpu_entry.node, gpu_entry.location, f"GPU {gpu} does not exist on node {node_name} (its GPU indexes: {known})"
+        )
+    gateway_entry = view.get("gateway")
+    if gateway is not None and interface is not None and gateway_entry is not None:
+        gateway = reader.apply(gateway_entry.node, gateway_entry.location, gateway, lambda g: rules.gateway(g, interface))
+    switch_entry, port_entry = view.get("switch"), view.get("switch_port")
+    if switch is not None and switch_entry is not None:
+        scope.switch_references.append((switch, switch_entry.line, switch_entry.location))
+    if port_entry is not None and switch_entry is None:
+        reader.problem(port_entry.node, port_entry.location, "needs `switch` (the switch this port is on) beside it")
+    elif port is not None and switch is not None and port_entry is not None:
+        scope.switch_ports.claim((switch, port), f"{switch} {port}", port_entry.line, port_entry.location)
+    return Nic(name, netdev, interface, pci, speed, rail, gpu, gateway, route_table, switch, port)  # type: ignore[arg-type]
+
+
+def read_node(reader: Reader, node: yaml.Node, location: str, defaults: Defaults, scope: ClusterScope) -> Node | None:
+    view = reader.mapping(node, location, NODE_KEYS)
+    if view is None:
+        return None
+    name = _required_string(reader, view, "name", rules.machine_name)
+    _claim_name(scope, view, name)
+    address = _required_string(reader, view, "address", rules.host)
+    _claim_address(scope, view, address)
+    ssh = _ssh_config(defaults, _section(reader, view.get("ssh"), SSH_KEYS, _SSH_FIELDS))
+    platform = _platform(reader, view, defaults)
+    esx_entry = view.get("esx_host")
+    esx_host = None if esx_entry is None else reader.string(esx_entry.node, esx_entry.location, rules.host)
+    if esx_entry is not None and platform is not None and platform.deployment != "vmware":
+        reader.problem(
+            esx_entry.node,
+            esx_entry.location,
+            f"esx_host is for vmware nodes only (this node's deployment is {platform.deployment})",
+        )
+    node_scope = _NodeScope(reader.log)
+    gpu_items = _list_items(reader, view, "gpus")
+    if gpu_items and platform is not None and platform.gpu_vendor == "none":
+        gpus_entry = view.get("gpus")
+        assert gpus_entry is not None
+        reader.problem(gpus_entry.node, gpus_entry.location, "GPUs are listed but platform.gpu_vendor is none "
+                       "(expected gpu_vendor amd or nvidia, or no gpus)")
+    gpus = tuple(gpu for gpu_node, loc in gpu_items if (gpu := _read_gpu(reader, gpu_node, loc, node_scope)))
+    gpu_indexes = tuple(gpu.index for gpu in gpus)
+    nics = tuple(
+        nic
+        for nic_node, loc in _list_items(reader, view, "nics")
+        if (nic := _read_nic(reader, nic_node, loc, gpu_indexes, name, node_scope, scope))
+    )
+    return Node(name, address, ssh, platform, esx_host, gpus, nics)  # type: ignore[arg-type]
+
+
+def read_switch(reader: Reader, node: yaml.Node, location: str, defaults: Defaults, scope: ClusterScope) -> Switch | None:
+    view = reader.mapping(node, location, SWITCH_KEYS)
+    if view is None:
+        return None
+    name = _required_string(reader, view, "name", rules.machine_name)
+    _claim_name(scope, view, name)
+    os_name = _required_string(reader, view, "os", rules.one_of(SWITCH_OSES))
+    address = _required_string(reader, view, "address", rules.host)
+    _claim_address(scope, view, address)
+    ssh = _ssh_config(defaults, _section(reader, view.get("ssh"), SSH_KEYS, _SSH_FIELDS))
+    return Switch(name, os_name, address, ssh)  # type: ignore[arg-type]
+
+
+def check_switch_references(log: ProblemLog, scope: ClusterScope, switches: tuple[Switch, ...]) -> None:
+    names = [switch.name for switch in switches]
+    for name, line, location in scope.switch_references:
+        if name not in names:
+            known = ", ".join(names) if names else "none are defined under `switches`"
+            log.add(line, location, f"unknown switch {name!r} (known switches: {known})")

@@ -1,0 +1,71 @@
+"""Reads an inventory file into a YAML node tree (nodes keep their line numbers); file and syntax problems are logged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from pytest_gpufabric.inventory.problems import ProblemLog
+
+FILE = "file"
+SYNTAX = "YAML"
+
+
+def _line_of_offset(text: str, offset: int) -> int:
+    return text.count("\n", 0, max(offset, 0)) + 1
+
+
+def _read_text(path: Path, log: ProblemLog) -> str | None:
+    if path.is_dir():
+        log.add(0, FILE, "is a directory (expected a site.yaml file)")
+        return None
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        log.add(0, FILE, "not found (expected the path of a site.yaml file)")
+        return None
+    except PermissionError:
+        log.add(0, FILE, "cannot be read: permission denied")
+        return None
+    except OSError as error:
+        log.add(0, FILE, f"cannot be read: {error.strerror or error}")
+        return None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        log.add(line, FILE, f"is not UTF-8 text (byte 0x{data[error.start]:02x} at offset {error.start})")
+        return None
+
+
+def _syntax_problem(error: yaml.YAMLError, text: str, log: ProblemLog) -> None:
+    if isinstance(error, yaml.MarkedYAMLError):
+        mark = error.problem_mark or error.context_mark
+        line = mark.line + 1 if mark is not None else 0
+        parts = [part for part in (error.context, error.problem) if part]
+        log.add(line, SYNTAX, f"not valid YAML: {'; '.join(parts) or 'syntax error'}")
+    elif isinstance(error, yaml.reader.ReaderError):
+        log.add(
+            _line_of_offset(text, error.position),
+            SYNTAX,
+            f"not valid YAML: character {error.character!r} is not allowed in a YAML file",
+        )
+    else:
+        log.add(0, SYNTAX, f"not valid YAML: {error}")
+
+
+def read_yaml_tree(path: Path, log: ProblemLog) -> yaml.Node | None:
+    """The root node of the file's single YAML document; None (with problems logged) if there is none."""
+    text = _read_text(path, log)
+    if text is None:
+        return None
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as error:
+        _syntax_problem(error, text, log)
+        return None
+    if root is None:
+        log.add(1, FILE, "is empty (expected a mapping with at least version, site, profile and nodes)")
+        return None
+    return root
