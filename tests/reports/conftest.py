@@ -1,0 +1,51 @@
+"""Fixtures for report tests: the real report tools (skipped only when not installed) and sample sessions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from sample_session import SampleSession, run_sample_session
+
+from pytest_gpufabric.reporting.render import ReportToolMissing, find_allure, find_chromium, find_java
+
+NOT_INSTALLED = "report tool not installed: {error} (make test installs it)"
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Path:
+    """The system Chromium; skips the test with the reason when it is not installed."""
+    try:
+        return find_chromium()
+    except ReportToolMissing as error:
+        pytest.skip(NOT_INSTALLED.format(error=error))
+
+
+@pytest.fixture(scope="session")
+def allure_cli() -> Path:
+    """The Allure command line with a Java runtime; skips the test with the reason when either is missing."""
+    try:
+        find_java()
+        return find_allure()
+    except ReportToolMissing as error:
+        pytest.skip(NOT_INSTALLED.format(error=error))
+
+
+@pytest.fixture(scope="session")
+def sample_session_factory(tmp_path_factory: pytest.TempPathFactory) -> Callable[[int], SampleSession]:
+    """Runs the sample session once per worker count (per test process) and returns the finished run."""
+    finished: dict[int, SampleSession] = {}
+
+    def sample_session(workers: int) -> SampleSession:
+        if workers not in finished:
+            finished[workers] = run_sample_session(tmp_path_factory.mktemp(f"sample-n{workers}"), workers)
+        return finished[workers]
+
+    return sample_session
+
+
+@pytest.fixture(params=[0, 2], ids=["no-xdist", "xdist-2-workers"])
+def sample_session(request: pytest.FixtureRequest, sample_session_factory: Callable[[int], SampleSession]) -> SampleSession:
+    """The sample session without xdist and with two xdist workers."""
+    return sample_session_factory(request.param)
