@@ -2,6 +2,17 @@
 
 from __future__ import annotations
 
-from pytest_gpufabric.parsers import ip, kernel_cmdline, lspci, pci_path, sysctl
+from pytest_gpufabric.parsers import (
+    bnxt_re_conf,
+    ethtool,
+    ibverbs,
+    ip,
+    kernel_cmdline,
+    lspci,
+    niccli,
+    pci_path,
+    rdma,
+    sysctl,
+)
 
-MODULES = (ip, kernel_cmdline, lspci, pci_path, sysctl)
+MODULES = (bnxt_re_conf, ethtool, ibverbs, ip, kernel_cmdline, lspci, niccli, pci_path, rdma, sysctl)

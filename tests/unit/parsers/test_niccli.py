@@ -1,0 +1,148 @@
+from __future__ import annotations
+
+import pytest
+
+from pytest_gpufabric.parsers.niccli import (
+    parse_niccli_dscp2prio,
+    parse_niccli_list,
+    parse_niccli_nvm_option,
+    parse_niccli_pri2cos,
+    parse_niccli_qos,
+)
+
+DOCUMENTED_PRIO_MAP = {0: 0, 1: 0, 2: 0, 3: 1, 4: 0, 5: 0, 6: 0, 7: 2}
+
+
+@pytest.mark.parametrize(
+    ("name", "bandwidth"),
+    [("s0_ets_show_configured.txt", (50, 50, 0, 0, 0, 0, 0, 0)), ("s3_getqos.txt", (50, 50, 0))],
+    ids=["qos-ets-show", "older-getqos"],
+)
+def test_configured_qos(output, name: str, bandwidth: tuple[int, ...]) -> None:
+    qos = parse_niccli_qos(output("niccli-qos", name))
+    assert qos.prio_map == DOCUMENTED_PRIO_MAP
+    assert qos.tc_bandwidth == bandwidth
+    assert (qos.tsa_map[0], qos.tsa_map[1], qos.tsa_map[2]) == ("ets", "ets", "strict")
+    assert qos.pfc_enabled == frozenset({3})
+    assert qos.app_priority("dscp", 26) == 3 and qos.app_priority("dscp", 48) == 7
+    assert qos.app_priority("udp", 4791) == 3 and qos.app_priority("dscp", 0) is None
+    assert [entry.selector for entry in qos.app] == [5, 5, 3]
+    assert qos.tc_rate_limit == (100, 100, 100, 0, 0, 0, 0, 0)
+    assert not qos.unconfigured
+
+
+def test_unconfigured_qos_of_faq5(output) -> None:
+    qos = parse_niccli_qos(output("niccli-qos", "s0_ets_show_unconfigured.txt"))
+    assert qos.unconfigured
+    assert qos.pfc_enabled == frozenset()
+    assert qos.app is None and qos.tc_rate_limit is None
+    assert set(qos.tsa_map.values()) == {"strict"}
+
+
+@pytest.mark.parametrize(
+    ("text", "fragments"),
+    [
+        (None, ("s1_ets_show_ocr.txt", "PRIO_MAP priority", "'©'")),
+        ("", ("empty",)),
+        ("IEEE 8021QAZ ETS Configuration TLV:\n         PRIO_MAP: 0:0 1:0 2:0 3:1 4:0 5:0 6:0 7:2\n", ("without TC Bandwidth",)),
+        ("ERROR: Device not found\n", ("no 'IEEE 8021QAZ ETS",)),
+        ("IEEE 8021QAZ ETS Configuration TLV:\nPRIO_MAP: 0:0\nTC Bandwidth: 50 50\nTSA_MAP: 0:ets\n", ("'50' is not a percentage",)),
+        ("IEEE 8021QAZ ETS Configuration TLV:\nPRIO_MAP: 0:0\nTC Bandwidth: 50%\nTSA_MAP: 0:ets\n"
+         "IEEE 8021QAZ APP TLV:\nAPP#0:\nPriority: 7\n", ("APP#0: expected Priority, Sel and a protocol",)),
+    ],
+    ids=["s1-ocr-garbled", "empty", "truncated-ets", "error-message", "bandwidth-without-percent", "truncated-app"],
+)
+def test_malformed_qos(output, parse_error, text, fragments) -> None:
+    if text is None:
+        text, fragments = output("niccli-qos", fragments[0]), fragments[1:]
+    parse_error(parse_niccli_qos, text, "niccli-qos", *fragments)
+
+
+def test_pri2cos(output) -> None:
+    table = parse_niccli_pri2cos(output("niccli-pri2cos", "s0_pri2cos.txt"))
+    assert table.base_queue == 0
+    assert {entry.priority: entry.traffic_class for entry in table.entries} == DOCUMENTED_PRIO_MAP
+    assert table.traffic_class(7) == 2 and table.entries[3].hw_queue == 0 and table.traffic_class(9) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [("Base Queue is 0 for port 0.\n", "no 'Priority"),
+     ("Priority   TC HW Queue ID\n------------------------\n", "no rows"),
+     ("Priority   TC HW Queue ID\n 0  zero 4\n", "expected '<priority> <tc> <queue>'")],
+    ids=["no-table", "truncated-after-header", "bad-row"],
+)
+def test_malformed_pri2cos(parse_error, text: str, fragment: str) -> None:
+    parse_error(parse_niccli_pri2cos, text, fragment)
+
+
+@pytest.mark.parametrize("name", ["s0_dscp2prio.txt", "s1_dscp2prio.txt"], ids=["s0-trailing-commas", "s1"])
+def test_dscp2prio(output, name: str) -> None:
+    assert parse_niccli_dscp2prio(output("niccli-dscp2prio", name)).mapping == {26: 3, 48: 7}
+
+
+def test_dscp2prio_without_entries_is_an_empty_mapping() -> None:
+    assert parse_niccli_dscp2prio("dscp2prio mapping:\n").mapping == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [("priority:3 dscp:x\n", "expected 'priority:<n> dscp:<n>"), ("ERROR: invalid option\n", "no 'dscp2prio mapping:'")],
+    ids=["bad-dscp", "error-message"],
+)
+def test_malformed_dscp2prio(parse_error, text: str, fragment: str) -> None:
+    parse_error(parse_niccli_dscp2prio, text, fragment)
+
+
+@pytest.mark.parametrize(
+    ("name", "option", "value", "enabled"),
+    [
+        ("s1_support_rdma.txt", "support_rdma", "True", True),
+        ("s1_performance_profile.txt", "performance_profile", "RoCE", None),
+        ("s1_pcie_relaxed_ordering.txt", "pcie_relaxed_ordering", "Disabled", False),
+        ("s1_dcbx_mode.txt", "dcbx_mode", "Disabled", False),
+        ("s1_lldp_nearest_bridge.txt", "lldp_nearest_bridge", "Disabled", False),
+        ("s1_lldp_nearest_non_tpmr_bridge.txt", "lldp_nearest_non_tpmr_bridge", "Disabled", False),
+    ],
+    ids=lambda value: value if isinstance(value, str) and value.endswith(".txt") else None,
+)
+def test_nvm_option(output, name: str, option: str, value: str, enabled) -> None:
+    parsed = parse_niccli_nvm_option(output("niccli-nvm-getoption", name))
+    assert (parsed.name, parsed.value, parsed.enabled, parsed.number) == (option, value, enabled, None)
+
+
+@pytest.mark.parametrize(
+    ("text", "enabled", "number"),
+    [("support_rdma = Enabled (1)\n", True, 1), ("performance_profile = 1\n", None, 1)],
+    ids=["word-and-number", "number-only"],
+)
+def test_nvm_option_numbers(text: str, enabled, number: int) -> None:
+    parsed = parse_niccli_nvm_option(text)
+    assert (parsed.enabled, parsed.number) == (enabled, number)
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [("ERROR: Invalid option name\n", "found 0"), ("dcbx_mode = Disabled\ndcbx_mode = Disabled\n", "found 2"),
+     ("dcbx_mode =\n", "no value")],
+    ids=["error-message", "loop-output", "no-value"],
+)
+def test_malformed_nvm_option(parse_error, text: str, fragment: str) -> None:
+    parse_error(parse_niccli_nvm_option, text, "niccli-nvm-getoption", fragment)
+
+
+def test_list(output) -> None:
+    nics = parse_niccli_list(output("niccli-list", "s1_list.txt"))
+    assert len(nics) == 8 and {nic.firmware for nic in nics} == {"234.0.145.0"}
+    assert (nics[5].index, nics[5].pci_address, nics[5].mac) == (6, "0000:04:0b.0", "8c:84:74:5a:38:e0")
+    assert nics[0].board == "BCM57608(B1)"
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [("BoardId(Rev) MAC Address FwVersion PCIAddr Type  Mode\n", "no '<n>) <board>"),
+     ("1) BCM57608(B1) 8C:84:74:5A:4D:20 234.0.145.0\n", "expected '<n>) <board> <mac>")],
+    ids=["header-only", "truncated-row"],
+)
+def test_malformed_list(parse_error, text: str, fragment: str) -> None:
+    parse_error(parse_niccli_list, text, fragment)
