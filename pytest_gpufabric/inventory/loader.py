@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 import yaml
 
@@ -51,24 +51,33 @@ def _threshold_value(reader: Reader, node: yaml.Node, location: str) -> Threshol
     return reader.plain_scalar(node, location)
 
 
+def _key_ok(reader: Reader, entry: Entry, rule: Callable[[str], str]) -> bool:
+    """Whether a free-form key (check id, threshold name) follows its rule; logs the problem at the key."""
+    try:
+        rule(entry.key)
+    except rules.Invalid as error:
+        reader.log.add(entry.key_line, entry.location, str(error))
+        return False
+    return True
+
+
 def _thresholds(reader: Reader, entry: Entry | None, known_checks: Collection[str] | None) -> Thresholds:
     view = None if entry is None else reader.mapping(entry.node, entry.location, ())
     if view is None:
         return FrozenMap()
     by_check: dict[str, FrozenMap[str, ThresholdValue]] = {}
     for check, check_entry in view.entries.items():
-        line = view.key_line(check)
-        if reader.apply(check_entry.node, check_entry.location, check, rules.check_id) is None:
+        if not _key_ok(reader, check_entry, rules.check_id):
             continue
         if known_checks is not None and check not in known_checks:
-            reader.log.add(line, check_entry.location, f"unknown check {check!r} (expected a check id of the catalog)")
+            reader.log.add(check_entry.key_line, check_entry.location, f"unknown check {check!r} (expected a check id of the catalog)")
             continue
         values_view = reader.mapping(check_entry.node, check_entry.location, ())
         if values_view is None:
             continue
         values: dict[str, ThresholdValue] = {}
         for name, value_entry in values_view.entries.items():
-            if reader.apply(value_entry.node, value_entry.location, name, rules.threshold_name) is None:
+            if not _key_ok(reader, value_entry, rules.threshold_name):
                 continue
             value = _threshold_value(reader, value_entry.node, value_entry.location)
             if value is not None:
@@ -105,7 +114,7 @@ def _machines(reader: Reader, view: MappingView, known_profiles: Collection[str]
     nodes_entry = view.require("nodes")
     node_items = None if nodes_entry is None else reader.sequence(nodes_entry.node, nodes_entry.location)
     if nodes_entry is not None and node_items == []:
-        reader.problem(nodes_entry.node, nodes_entry.location, "is empty (expected at least one node)")
+        reader.log.add(nodes_entry.key_line, nodes_entry.location, "is empty (expected at least one node)")
     nodes = tuple(
         node
         for i, yaml_node in enumerate(node_items or [])

@@ -283,10 +283,13 @@ def read_node(reader: Reader, node: yaml.Node, location: str, defaults: Defaults
     if gpu_items and platform is not None and platform.gpu_vendor == "none":
         gpus_entry = view.get("gpus")
         assert gpus_entry is not None
-        reader.problem(gpus_entry.node, gpus_entry.location, "GPUs are listed but platform.gpu_vendor is none "
-                       "(expected gpu_vendor amd or nvidia, or no gpus)")
+        reader.log.add(
+            gpus_entry.key_line,
+            gpus_entry.location,
+            "GPUs are listed but platform.gpu_vendor is none (expected gpu_vendor amd or nvidia, or no gpus)",
+        )
     gpus = tuple(gpu for gpu_node, loc in gpu_items if (gpu := _read_gpu(reader, gpu_node, loc, node_scope)))
-    gpu_indexes = tuple(gpu.index for gpu in gpus)
+    gpu_indexes = tuple(dict.fromkeys(gpu.index for gpu in gpus))
     nics = tuple(
         nic
         for nic_node, loc in _list_items(reader, view, "nics")

@@ -64,9 +64,11 @@ class Entry:
     key: str
     node: yaml.Node
     location: str
+    key_line: int
 
     @property
     def line(self) -> int:
+        """The line of the value (where a scalar's problem is shown)."""
         return line_of(self.node)
 
 
@@ -192,7 +194,7 @@ class Reader:
             if isinstance(key_node, yaml.ScalarNode) and key_node.tag != NULL:
                 key = str(key_node.value)
                 entries.pop(key, None)  # the last value wins, and takes the last place
-                entries[key] = Entry(key, value_node, child(location, key))
+                entries[key] = Entry(key, value_node, child(location, key), line_of(key_node))
         return entries
 
     def _check_and_flatten(
@@ -242,14 +244,9 @@ class MappingView:
                 close = difflib.get_close_matches(key, allowed, n=1)
                 hint = f"did you mean {close[0]!r}? " if close else ""
                 self.reader.log.add(
-                    self.key_line(key), entry.location, f"unknown key ({hint}allowed keys: {', '.join(allowed)})"
+                    entry.key_line, entry.location, f"unknown key ({hint}allowed keys: {', '.join(allowed)})"
                 )
 
-    def key_line(self, key: str) -> int:
-        for key_node, _ in self.node.value:
-            if isinstance(key_node, yaml.ScalarNode) and key_node.value == key:
-                return line_of(key_node)
-        return self.line
 
     def get(self, key: str) -> Entry | None:
         """The entry of an optional key; None if it is absent or null."""

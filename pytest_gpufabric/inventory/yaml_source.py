@@ -9,7 +9,7 @@ import yaml
 from pytest_gpufabric.inventory.problems import ProblemLog
 
 FILE = "file"
-SYNTAX = "YAML"
+SYNTAX = "YAML syntax"
 
 
 def _line_of_offset(text: str, offset: int) -> int:
@@ -44,15 +44,15 @@ def _syntax_problem(error: yaml.YAMLError, text: str, log: ProblemLog) -> None:
         mark = error.problem_mark or error.context_mark
         line = mark.line + 1 if mark is not None else 0
         parts = [part for part in (error.context, error.problem) if part]
-        log.add(line, SYNTAX, f"not valid YAML: {'; '.join(parts) or 'syntax error'}")
+        log.add(line, SYNTAX, "; ".join(parts) or "syntax error")
     elif isinstance(error, yaml.reader.ReaderError):
         log.add(
             _line_of_offset(text, error.position),
             SYNTAX,
-            f"not valid YAML: character {error.character!r} is not allowed in a YAML file",
+            f"character {error.character!r} is not allowed in a YAML file",
         )
     else:
-        log.add(0, SYNTAX, f"not valid YAML: {error}")
+        log.add(0, SYNTAX, str(error))
 
 
 def read_yaml_tree(path: Path, log: ProblemLog) -> yaml.Node | None:
