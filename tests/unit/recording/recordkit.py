@@ -3,9 +3,11 @@ processes (multiprocessing, spawn) can run."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import time
 from dataclasses import dataclass, field
+from multiprocessing.synchronize import Event
 from pathlib import Path
 
 from pytest_gpufabric.errors import TransportError
@@ -66,3 +68,20 @@ def record_forever(directory: str, run_id: str, payload_lines: int) -> None:
 
 def files_under(directory: Path) -> list[Path]:
     return sorted(path for path in directory.rglob("*") if path.is_file())
+
+
+def record_then_hang_mid_write(directory: str, run_id: str, hanging: Event) -> None:
+    """Record three episodes, then start a fourth and stop for good inside its write: after the
+    temporary file is written and before it replaces the node file (a process target: the test
+    kills it there)."""
+    store = RecordingStore(directory, run_id=run_id)
+    for number in range(3):
+        store.add(result("node01", "uptime", f"up {number}\n"), item=f"test_up[{number}]")
+
+    def hang(descriptor: int) -> None:
+        hanging.set()
+        while True:
+            time.sleep(1)
+
+    os.fsync = hang  # this process only; the kill ends it
+    store.add(result("node01", "uptime", "never stored\n"), item="test_up[3]")
