@@ -1,0 +1,349 @@
+"""perftest (``ib_write_bw``, ``ib_send_bw``, ``ib_read_bw``, ``ib_*_lat``): header facts, result table, errors.
+
+One parser reads every perftest client or server output. The result table is recognised by its column
+header (``#bytes #iterations BW peak[Gb/sec] ...`` or ``... t_min[usec] ...``), so bandwidth and latency
+tests, ``--report_gbits`` (Gb/sec) and the default MB/sec, and bidirectional runs (``-b``) all go through
+the same code. A run that failed ("Failed status 12", "Couldn't connect", ...) is not a parse error: its
+errors are reported as facts, so that a check can show the documented hint. An output with neither a
+complete table nor a recognised error is a ParseError (truncated or not perftest).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+from pytest_gpufabric.errors import MeasurementMissing
+from pytest_gpufabric.parsers.registry import parser
+from pytest_gpufabric.parsers.textutil import clean_lines, fail
+
+TOOL = "perftest"
+
+SEPARATOR = re.compile(r"^\s*-{20,}\s*$")
+TEST_TITLE = re.compile(r"^\s*((?:RDMA_Write|RDMA_Read|Send|Atomic\S*)\b.*?\b(?:BW|Latency) Test)\s*$")
+# "Dual-port       : OFF          Device         : bnxt_re4" holds two settings on one line.
+SETTING = re.compile(r"([A-Za-z][A-Za-z0-9_*./\- ]*?)\s*:\s*(\S+)")
+GPU_DEVICE = re.compile(r"^\s*Using (ROCm|CUDA|cuda|rocm|Neuron|HL) Device with ID:?\s*(\d+)(?:,\s*Name:\s*([^,]+))?"
+                        r"(?:,\s*PCI Bus ID:\s*(\S+?))?(?:,|$)", re.IGNORECASE)
+GPU_BUFFER = re.compile(r"^\s*allocated (\d+) bytes of GPU buffer", re.IGNORECASE)
+BW_HEADER = re.compile(r"#bytes\s+#iterations\s+BW peak\[(Gb/sec|MB/sec)\]\s+BW average\[(?:Gb/sec|MB/sec)\]"
+                       r"\s+MsgRate\[Mpps\]")
+LAT_HEADER = re.compile(r"#bytes\s+#iterations\s+t_min\[usec\]")
+LAT_COLUMN = re.compile(r"(t_min|t_max|t_typical|t_avg|t_stdev|99% percentile|99\.9% percentile)\[usec\]")
+COMPLETION_ERROR = re.compile(r"Failed status (\d+):\s*wr_id (\d+)\s+syndrom[e]? (0x[0-9a-fA-F]+)", re.IGNORECASE)
+PORT_IN_USE = re.compile(r"port\b.*\bin use|Address already in use|Couldn't (?:bind|listen)", re.IGNORECASE)
+CONNECT_ERROR = re.compile(r"Couldn't connect|Unable to init the socket connection|Failed to establish connection"
+                           r"|Couldn't (?:get|read|exchange)\b", re.IGNORECASE)
+DEVICE_ERROR = re.compile(r"Did not detect devices|Unable to find the Infiniband/RoCE device"
+                          r"|IB device \S+ not found|No IB devices found", re.IGNORECASE)
+OTHER_FAILURE = re.compile(r"Completion with error|Failed to complete|Failed to|Couldn't|Unable to|\bERROR\b")
+
+
+@dataclass(frozen=True)
+class PerftestError:
+    """One error line of the output. ``kind``: completion, connection, port_in_use, no_device or failure."""
+
+    kind: str
+    line: str
+    status: Optional[int] = None
+    syndrome: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class GpuMemory:
+    """The GPU buffer perftest used (``--use_rocm`` / ``--use_cuda``), from its "Using ... Device" line."""
+
+    runtime: str
+    device_id: int
+    name: Optional[str]
+    pci_bus_id: Optional[str]
+    allocated_bytes: Optional[int]
+
+
+@dataclass(frozen=True)
+class BandwidthRow:
+    """One message size of a bandwidth test; bandwidths in the table's unit, message rate in Mpps."""
+
+    bytes: int
+    iterations: int
+    bw_peak: float
+    bw_average: float
+    msg_rate_mpps: float
+
+
+@dataclass(frozen=True)
+class LatencyRow:
+    """One message size of a latency test, in microseconds; columns the run did not print are None."""
+
+    bytes: int
+    iterations: int
+    t_min: Optional[float]
+    t_max: Optional[float]
+    t_typical: Optional[float]
+    t_avg: Optional[float]
+    t_stdev: Optional[float]
+    p99: Optional[float]
+    p99_9: Optional[float]
+
+
+@dataclass(frozen=True)
+class PerftestResult:
+    """Everything one perftest output says.
+
+    ``kind`` is "bw", "lat" or None (no table: the run failed before measuring). ``bw_unit`` is
+    "Gb/sec" or "MB/sec" for bandwidth tables. ``settings`` keeps every header ``key : value`` pair.
+    """
+
+    test: Optional[str]
+    bidirectional: bool
+    kind: Optional[str]
+    bw_unit: Optional[str]
+    device: Optional[str]
+    num_qps: Optional[int]
+    transport: Optional[str]
+    connection: Optional[str]
+    mtu_bytes: Optional[int]
+    link_type: Optional[str]
+    gid_index: Optional[int]
+    gpu_memory: Optional[GpuMemory]
+    settings: tuple[tuple[str, str], ...]
+    bandwidth_rows: tuple[BandwidthRow, ...]
+    latency_rows: tuple[LatencyRow, ...]
+    errors: tuple[PerftestError, ...]
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.errors)
+
+    def setting(self, key: str) -> Optional[str]:
+        """The header value of ``key`` (e.g. "Use ROCm memory"), or None when the header lacks it."""
+        for name, value in self.settings:
+            if name == key:
+                return value
+        return None
+
+
+def _classify_error(line: str) -> Optional[PerftestError]:
+    text = line.strip()
+    match = COMPLETION_ERROR.search(text)
+    if match:
+        return PerftestError("completion", text, int(match.group(1)), match.group(3).lower())
+    if PORT_IN_USE.search(text):
+        return PerftestError("port_in_use", text)
+    if DEVICE_ERROR.search(text):
+        return PerftestError("no_device", text)
+    if CONNECT_ERROR.search(text):
+        return PerftestError("connection", text)
+    if OTHER_FAILURE.search(text):
+        return PerftestError("failure", text)
+    return None
+
+
+def _int_setting(settings: dict[str, str], key: str) -> Optional[int]:
+    value = settings.get(key)
+    if value is None:
+        return None
+    match = re.match(r"(\d+)", value)
+    if not match:
+        fail(TOOL, f"header field {key!r}: expected a number, found {value!r}")
+    return int(match.group(1))
+
+
+def _numbers(line: str, expected: int, what: str) -> list[str]:
+    fields = line.split()
+    if len(fields) != expected:
+        fail(TOOL, f"{what} row {line.strip()!r}: expected {expected} columns, found {len(fields)}")
+    return fields
+
+
+def _to_int(value: str, what: str) -> int:
+    if not value.isdigit():
+        fail(TOOL, f"{what}: expected an integer, found {value!r}")
+    return int(value)
+
+
+def _to_float(value: str, what: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        fail(TOOL, f"{what}: expected a number, found {value!r}")
+    if number != number or number in (float("inf"), float("-inf")):
+        fail(TOOL, f"{what}: expected a finite number, found {value!r}")
+    return number
+
+
+def _bandwidth_row(line: str) -> BandwidthRow:
+    size, iters, peak, average, rate = _numbers(line, 5, "bandwidth")
+    return BandwidthRow(_to_int(size, "#bytes"), _to_int(iters, "#iterations"), _to_float(peak, "BW peak"),
+                        _to_float(average, "BW average"), _to_float(rate, "MsgRate"))
+
+
+def _latency_columns(header: str) -> list[str]:
+    names = [match.group(1) for match in LAT_COLUMN.finditer(header)]
+    if not names or names[0] != "t_min":
+        fail(TOOL, f"latency header {header.strip()!r} does not start with t_min[usec]")
+    return names
+
+
+LATENCY_FIELDS = {"t_min": "t_min", "t_max": "t_max", "t_typical": "t_typical", "t_avg": "t_avg",
+                  "t_stdev": "t_stdev", "99% percentile": "p99", "99.9% percentile": "p99_9"}
+
+
+def _latency_row(line: str, columns: list[str]) -> LatencyRow:
+    fields = _numbers(line, 2 + len(columns), "latency")
+    values: dict[str, Optional[float]] = {name: None for name in LATENCY_FIELDS.values()}
+    for column, raw in zip(columns, fields[2:]):
+        values[LATENCY_FIELDS[column]] = _to_float(raw, f"{column}[usec]")
+    return LatencyRow(bytes=_to_int(fields[0], "#bytes"), iterations=_to_int(fields[1], "#iterations"), **values)
+
+
+def _gpu_memory(lines: list[str]) -> Optional[GpuMemory]:
+    device: Optional[re.Match[str]] = None
+    allocated: Optional[int] = None
+    for line in lines:
+        device = device or GPU_DEVICE.match(line)
+        buffer = GPU_BUFFER.match(line)
+        if buffer and allocated is None:
+            allocated = int(buffer.group(1))
+    if device is None:
+        return None
+    runtime = {"rocm": "ROCm", "cuda": "CUDA"}.get(device.group(1).lower(), device.group(1))
+    name = device.group(3).strip() if device.group(3) else None
+    return GpuMemory(runtime, int(device.group(2)), name, device.group(4), allocated)
+
+
+@parser("perftest", "ib_write_bw / ib_send_bw / ib_read_bw / ib_*_lat output: header, per-size table, errors")
+def parse_perftest(text: str) -> PerftestResult:
+    """Parse one perftest output (client or server side)."""
+    lines = clean_lines(TOOL, text)
+    test: Optional[str] = None
+    settings: list[tuple[str, str]] = []
+    errors: list[PerftestError] = []
+    bw_rows: list[BandwidthRow] = []
+    lat_rows: list[LatencyRow] = []
+    kind: Optional[str] = None
+    unit: Optional[str] = None
+    lat_columns: list[str] = []
+    in_table = False
+    table_closed = False
+    for line in lines:
+        if in_table:
+            if SEPARATOR.match(line):
+                in_table, table_closed = False, True
+            elif line.strip()[:1].isdigit():
+                if kind == "bw":
+                    bw_rows.append(_bandwidth_row(line))
+                else:
+                    lat_rows.append(_latency_row(line, lat_columns))
+            else:
+                error = _classify_error(line)
+                if error:
+                    errors.append(error)
+            continue
+        title = TEST_TITLE.match(line)
+        bw_header = BW_HEADER.search(line)
+        if title and test is None:
+            test = title.group(1)
+        elif bw_header or LAT_HEADER.search(line):
+            if kind is not None:
+                fail(TOOL, "two result tables in one output; give one perftest run at a time")
+            kind = "bw" if bw_header else "lat"
+            unit = bw_header.group(1) if bw_header else None
+            lat_columns = [] if bw_header else _latency_columns(line)
+            in_table = True
+        elif test is not None and kind is None and ":" in line and not line.lstrip().startswith(
+                ("local address", "remote address", "GID:")):
+            error = _classify_error(line)
+            if error:
+                errors.append(error)
+            else:
+                settings.extend((key.strip(), value) for key, value in SETTING.findall(line))
+        else:
+            error = _classify_error(line)
+            if error:
+                errors.append(error)
+    if kind is not None and not table_closed and not errors:
+        fail(TOOL, "result table not terminated by its dashed line (output truncated?)")
+    if kind is not None and not (bw_rows or lat_rows) and not errors:
+        fail(TOOL, "result table has no rows (output truncated?)")
+    if kind is None and not errors:
+        fail(TOOL, "neither a result table (#bytes #iterations ...) nor a perftest error message found")
+    table = dict(settings)
+    return PerftestResult(
+        test=test,
+        bidirectional=bool(test and "Bidirectional" in test),
+        kind=kind,
+        bw_unit=unit,
+        device=table.get("Device"),
+        num_qps=_int_setting(table, "Number of qps"),
+        transport=table.get("Transport type"),
+        connection=table.get("Connection type"),
+        mtu_bytes=_int_setting(table, "Mtu"),
+        link_type=table.get("Link type"),
+        gid_index=_int_setting(table, "GID index"),
+        gpu_memory=_gpu_memory(lines),
+        settings=tuple(settings),
+        bandwidth_rows=tuple(bw_rows),
+        latency_rows=tuple(lat_rows),
+        errors=tuple(errors),
+    )
+
+
+def _bandwidth_rows(result: PerftestResult) -> tuple[BandwidthRow, ...]:
+    if result.errors:
+        first = result.errors[0]
+        raise MeasurementMissing(f"perftest failed ({first.kind}): {first.line}")
+    if result.kind != "bw" or not result.bandwidth_rows:
+        raise MeasurementMissing("perftest output has no bandwidth table")
+    return result.bandwidth_rows
+
+
+def max_average_bw(result: PerftestResult, unit: str = "Gb/sec") -> float:
+    """Highest "BW average" over all message sizes ("average >= 700 Gb/s at some point during the test").
+
+    ``unit`` must be the table's unit: a run without ``--report_gbits`` reports MB/sec and is refused rather
+    than converted. Raises MeasurementMissing when the run failed or printed no bandwidth table.
+    """
+    rows = _bandwidth_rows(result)
+    if result.bw_unit != unit:
+        raise MeasurementMissing(f"perftest reported bandwidth in {result.bw_unit}, expected {unit}")
+    return max(row.bw_average for row in rows)
+
+
+def average_bw_at(result: PerftestResult, size_bytes: int, unit: str = "Gb/sec") -> float:
+    """"BW average" at one message size, in ``unit`` (which must be the table's unit)."""
+    rows = _bandwidth_rows(result)
+    if result.bw_unit != unit:
+        raise MeasurementMissing(f"perftest reported bandwidth in {result.bw_unit}, expected {unit}")
+    for row in rows:
+        if row.bytes == size_bytes:
+            return row.bw_average
+    raise MeasurementMissing(f"perftest table has no row for {size_bytes} bytes "
+                             f"(sizes {rows[0].bytes}..{rows[-1].bytes})")
+
+
+def typical_latency_us(result: PerftestResult, size_bytes: Optional[int] = None) -> float:
+    """``t_typical`` in microseconds at ``size_bytes`` (default: the only or smallest size)."""
+    if result.errors:
+        first = result.errors[0]
+        raise MeasurementMissing(f"perftest failed ({first.kind}): {first.line}")
+    rows = [row for row in result.latency_rows if size_bytes is None or row.bytes == size_bytes]
+    if not rows:
+        raise MeasurementMissing(f"perftest output has no latency row{'' if size_bytes is None else f' for {size_bytes} bytes'}")
+    value = rows[0].t_typical
+    if value is None:
+        raise MeasurementMissing("perftest latency table has no t_typical column")
+    return value
+
+
+def completion_errors(result: PerftestResult) -> tuple[PerftestError, ...]:
+    """The "Failed status N: wr_id W syndrom S" errors (status 12: packets dropped in the network)."""
+    return tuple(error for error in result.errors if error.kind == "completion")
+
+
+def uses_gpu_memory(result: PerftestResult) -> bool:
+    """True when the output shows a GPU buffer in use (a "Using ROCm/CUDA Device" line or "Use ... memory : ON")."""
+    if result.gpu_memory is not None:
+        return True
+    return any(key.startswith("Use ") and key.endswith(" memory") and value == "ON" for key, value in result.settings)
