@@ -313,7 +313,9 @@ def read_switch(reader: Reader, node: yaml.Node, location: str, defaults: Defaul
 
 def check_switch_references(log: ProblemLog, scope: ClusterScope, switches: tuple[Switch, ...]) -> None:
     names = [switch.name for switch in switches]
+    if None in names:
+        return  # a switch without a valid name is already reported; its references cannot be judged
     for name, line, location in scope.switch_references:
         if name not in names:
-            known = ", ".join(names) if names else "none are defined under `switches`"
+            known = ", ".join(names) if names else "none are defined under `switches`"  # type: ignore[arg-type]
             log.add(line, location, f"unknown switch {name!r} (known switches: {known})")

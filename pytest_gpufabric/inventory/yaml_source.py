@@ -39,6 +39,11 @@ def _read_text(path: Path, log: ProblemLog) -> str | None:
         return None
 
 
+def _character(character: int | str) -> str:
+    code = ord(character) if isinstance(character, str) else character
+    return f"{chr(code)!r} (U+{code:04X})"
+
+
 def _syntax_problem(error: yaml.YAMLError, text: str, log: ProblemLog) -> None:
     if isinstance(error, yaml.MarkedYAMLError):
         mark = error.problem_mark or error.context_mark
@@ -49,7 +54,7 @@ def _syntax_problem(error: yaml.YAMLError, text: str, log: ProblemLog) -> None:
         log.add(
             _line_of_offset(text, error.position),
             SYNTAX,
-            f"character {error.character!r} is not allowed in a YAML file",
+            f"character {_character(error.character)} is not allowed in a YAML file",
         )
     else:
         log.add(0, SYNTAX, str(error))
