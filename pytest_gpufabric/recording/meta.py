@@ -61,9 +61,7 @@ def load_recording_meta(directory: Path | str) -> RecordingMeta:
     return _parse_meta(data, path)
 
 
-def create_recording(
-    directory: Path | str, description: str | None = None, *, run_id: str | None = None
-) -> RecordingMeta:
+def create_recording(directory: Path | str, description: str | None = None, *, run_id: str | None = None) -> RecordingMeta:
     """Make ``directory`` a recording (``recording.yaml`` and ``nodes/``) unless it is one already;
     an existing recording is checked and left as it is. Safe when several processes call it at once."""
     folder = Path(directory)
@@ -96,9 +94,7 @@ def _parse_meta(data: Any, path: Path) -> RecordingMeta:
         raise RecordingMetaError(f"{path} is not a gpufabric recording (format: {found!r}, expected {FORMAT!r})")
     version = data.get("version")
     if version != VERSION or isinstance(version, bool):
-        raise RecordingMetaError(
-            f"{path} has recording format version {version!r}; this release reads version {VERSION} only"
-        )
+        raise RecordingMetaError(f"{path} has recording format version {version!r}; this release reads version {VERSION} only")
     description, created_by_run = data.get("description"), data.get("created_by_run")
     for key, value in (("description", description), ("created_by_run", created_by_run)):
         if value is not None and not isinstance(value, str):

@@ -1,17 +1,17 @@
 """The file of one node in a recording: ``nodes/<node>.yaml``, its episodes and their YAML text.
 
-    node: node01
-    commands:                       # sorted by command text
-    - command: ethtool bnxt0
-      episodes:                     # in recorded order
-      - exit_code: 0
-        duration_s: 0.041
-        item: suites/acceptance/test_nic.py::test_link_speed[node01/bnxt0]
-        run_id: 2026-11-20T10-00-00-4f3a
-        stdout: |
-          Settings for bnxt0:
-          ...
-        stderr: ''
+node: node01
+commands:                       # sorted by command text
+- command: ethtool bnxt0
+  episodes:                     # in recorded order
+  - exit_code: 0
+    duration_s: 0.041
+    item: suites/acceptance/test_nic.py::test_link_speed[node01/bnxt0]
+    run_id: 2026-11-20T10-00-00-4f3a
+    stdout: |
+      Settings for bnxt0:
+      ...
+    stderr: ''
 """
 
 from __future__ import annotations
@@ -125,7 +125,7 @@ def _render(node: str, commands: NodeCommands, *, blocks: bool) -> str:
         lines.append("  episodes:")
         for episode in commands[command]:
             values = [getattr(episode, key) for key in EPISODE_KEYS]
-            first, *rest = (f"{key}: {scalar(value, 4, blocks=blocks)}" for key, value in zip(EPISODE_KEYS, values))
+            first, *rest = (f"{key}: {scalar(value, 4, blocks=blocks)}" for key, value in zip(EPISODE_KEYS, values, strict=True))
             lines.append(f"  - {first}")
             lines.extend(f"    {line}" for line in rest)
     if not commands:

@@ -137,7 +137,9 @@ class RecordingStore:
             raise RecordingError(node, f"no recording for node {node} in {self.directory}; recorded nodes: {recorded}")
         if scrubbed not in index.by_command:
             raise RecordingError(node, _no_match_reason(scrubbed, list(index.by_command)))
-        return self._next(node, command, scrubbed, item, index, repeat_last=True)  # type: ignore[return-value]
+        episode = self._next_episode(node, scrubbed, item, index, repeat_last=True)
+        assert episode is not None  # with repeat_last, the last episode is served again
+        return _as_result(node, command, episode)
 
     def find_unplayed(self, node: str, command: str, item: str | None = None) -> CommandResult | None:
         """Like ``find``, but ``None`` where ``find`` would fail or repeat the last episode: what
@@ -148,12 +150,15 @@ class RecordingStore:
         index = self._replay_index(node)
         if index is None or scrubbed not in index.by_command:
             return None
-        return self._next(node, command, scrubbed, item, index, repeat_last=False)
+        episode = self._next_episode(node, scrubbed, item, index, repeat_last=False)
+        return None if episode is None else _as_result(node, command, episode)
 
-    def _next(
-        self, node: str, command: str, scrubbed: str, item: str | None, index: _ReplayIndex, *, repeat_last: bool
-    ) -> CommandResult | None:
+    def _next_episode(
+        self, node: str, scrubbed: str, item: str | None, index: _ReplayIndex, *, repeat_last: bool
+    ) -> Episode | None:
+        """The episode to serve next, counting it as played; ``None`` once used up unless ``repeat_last``."""
         own = index.by_item.get((scrubbed, item))
+        key: tuple[str, ...]
         if own:
             episodes, key = own, (node, scrubbed, "item", str(item))
         else:
@@ -162,8 +167,7 @@ class RecordingStore:
         if position >= len(episodes) and not repeat_last:
             return None
         self._played[key] = position + 1
-        episode = episodes[min(position, len(episodes) - 1)]
-        return CommandResult(node, command, episode.stdout, episode.stderr, episode.exit_code, episode.duration_s)
+        return episodes[min(position, len(episodes) - 1)]
 
     def _replay_index(self, node: str) -> _ReplayIndex | None:
         """The node's replay index, read once per store; ``None`` when the node is not recorded."""
@@ -214,9 +218,7 @@ class RecordingStore:
                 write_atomically(path, text)
                 self._written[node] = _WrittenNode(text, updated)
         except Timeout:
-            raise RecordingError(
-                node, f"timed out after {self.lock_timeout_s:g}s waiting for lock {lock_path}"
-            ) from None
+            raise RecordingError(node, f"timed out after {self.lock_timeout_s:g}s waiting for lock {lock_path}") from None
 
     def load_node(self, node: str) -> NodeCommands:
         """Everything recorded for ``node`` as it is on disk now (empty if the node has no file)."""
@@ -235,6 +237,11 @@ class RecordingStore:
             return text, parse_node_file(text, node)
         except NodeFileInvalid as exc:
             raise RecordingError(node, f"corrupt recording file {path}: {exc}") from None
+
+
+def _as_result(node: str, command: str, episode: Episode) -> CommandResult:
+    """A replayed episode as the transport's result, under the command as the caller wrote it."""
+    return CommandResult(node, command, episode.stdout, episode.stderr, episode.exit_code, episode.duration_s)
 
 
 def _no_match_reason(command: str, recorded: list[str]) -> str:

@@ -14,8 +14,8 @@ from typing import Any
 
 import yaml
 
-_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # type: ignore[assignment]
-_Dumper: type[yaml.SafeDumper] = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # type: ignore[assignment]
+_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_Dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 # Characters a literal block may hold besides printable text: tab and line feed only.
 _NOT_BLOCK_SAFE = re.compile(r"[\u2028\u2029]|[^\t\n\x20-\x7e\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
@@ -25,7 +25,7 @@ _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 def load_yaml(text: str) -> Any:
     """Parse one YAML document with the safe loader (the C one where available)."""
-    return yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader
+    return yaml.load(text, Loader=_Loader)  # a safe loader
 
 
 def dump_yaml(data: Any) -> str:
@@ -54,9 +54,7 @@ def scalar(value: str | int | float | None, indent: int, *, blocks: bool = True)
 
 def block_safe(text: str) -> bool:
     """Whether ``text`` reads back unchanged from a literal block and survives whitespace trimming."""
-    return not (
-        _NOT_BLOCK_SAFE.search(text) or _BLANK_BEFORE_BREAK.search(text) or text.strip("\n") == ""
-    )
+    return not (_NOT_BLOCK_SAFE.search(text) or _BLANK_BEFORE_BREAK.search(text) or text.strip("\n") == "")
 
 
 def _literal_block(text: str, indent: int) -> str:

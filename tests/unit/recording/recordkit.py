@@ -30,9 +30,7 @@ class SubprocessTransport:
             raise TransportError(node, "unreachable (no route to host)")
         started = time.monotonic()
         try:
-            done = subprocess.run(
-                ["bash", "-c", command], capture_output=True, text=True, timeout=timeout_s, check=False
-            )
+            done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=timeout_s, check=False)
         except subprocess.TimeoutExpired:
             raise TransportError(node, f"command timed out after {timeout_s:g}s") from None
         return CommandResult(node, command, done.stdout, done.stderr, done.returncode, time.monotonic() - started)
@@ -78,7 +76,7 @@ def record_then_hang_mid_write(directory: str, run_id: str, hanging: Event) -> N
     for number in range(3):
         store.add(result("node01", "uptime", f"up {number}\n"), item=f"test_up[{number}]")
 
-    def hang(descriptor: int) -> None:
+    def hang(fd: object) -> None:
         hanging.set()
         while True:
             time.sleep(1)

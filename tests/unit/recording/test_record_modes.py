@@ -31,7 +31,7 @@ def test_modes_are_parsed_by_their_vcrpy_names(text: str) -> None:
 
 
 def test_an_unknown_mode_lists_the_modes() -> None:
-    with pytest.raises(UsageError, match="unknown record mode 'rewrite' \\(expected one of: once, new_episodes, all, none\\)"):
+    with pytest.raises(UsageError, match=r"unknown record mode 'rewrite' \(expected one of: once, new_episodes, all, none\)"):
         RecordMode.parse("rewrite")
 
 
@@ -57,7 +57,7 @@ def test_none_never_touches_the_live_transport(tmp_path: Path, make_store: MakeS
 
 def test_none_on_a_missing_recording_fails_at_the_first_command(recording_dir: Path, make_store: MakeStore) -> None:
     replay = RecordingTransport(make_store(), RecordMode.NONE, None)
-    with pytest.raises(RecordingError, match="no recording at .* \\(expected recording.yaml\\)"):
+    with pytest.raises(RecordingError, match=r"no recording at .* \(expected recording\.yaml\)"):
         replay.run("node01", "uptime", 10)
     assert not recording_dir.exists()
 
@@ -132,7 +132,7 @@ def test_transport_errors_propagate_and_are_not_recorded(make_store: MakeStore, 
     transport = RecordingTransport(make_store(run_id="run-1"), mode, SubprocessTransport(reachable=frozenset({"node01"})))
     with pytest.raises(TransportError, match="node09: unreachable"):
         transport.run("node09", "uptime", 10)
-    with pytest.raises(TransportError, match="timed out after 0.2s"):
+    with pytest.raises(TransportError, match=r"timed out after 0\.2s"):
         transport.run("node01", "sleep 5", 0.2)
     assert make_store().nodes() == []
 

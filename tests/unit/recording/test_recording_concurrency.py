@@ -33,9 +33,10 @@ def test_concurrent_writers_lose_nothing_and_leave_valid_yaml(recording_dir: Pat
     episodes = [episode for command_episodes in recorded.values() for episode in command_episodes]
     assert len(episodes) == workers * count
     for worker in range(workers):
-        own = [int(e.item.split("[")[1].rstrip("]")) for e in episodes if e.item and e.item.startswith(f"test_w{worker}[")]
+        prefix = f"test_w{worker}["
+        own = [_number(e.item) for e in episodes if e.item and e.item.startswith(prefix)]
         assert sorted(own) == list(range(count))
-        shared_order = [int(e.item.split("[")[1].rstrip("]")) for e in recorded["uptime"] if e.item.startswith(f"test_w{worker}[")]
+        shared_order = [_number(e.item) for e in recorded["uptime"] if e.item and e.item.startswith(prefix)]
         assert shared_order == sorted(shared_order)  # each worker's episodes keep their recorded order
 
 
@@ -49,7 +50,7 @@ def test_a_recorder_killed_mid_session_leaves_a_recording_that_loads(recording_d
             seen = _wait_for_episodes(node_file, seen + 3, timeout_s=60)
             time.sleep(delay_s)
         finally:
-            os.kill(process.pid, signal.SIGKILL)
+            os.kill(_pid(process), signal.SIGKILL)
             process.join(timeout=30)
         assert process.exitcode == -signal.SIGKILL
         recorded = RecordingStore(recording_dir).load_node("node01")
@@ -67,7 +68,7 @@ def test_a_recorder_killed_inside_its_write_leaves_the_previous_file(recording_d
     try:
         assert hanging.wait(timeout=60), "the recorder never reached its write"
     finally:
-        os.kill(process.pid, signal.SIGKILL)
+        os.kill(_pid(process), signal.SIGKILL)
         process.join(timeout=30)
     nodes = recording_dir / "nodes"
     leftovers = list(nodes.glob(".node01.yaml.*.tmp"))
@@ -77,6 +78,16 @@ def test_a_recorder_killed_inside_its_write_leaves_the_previous_file(recording_d
     assert store.find("node01", "uptime", "test_up[2]").stdout == "up 2\n"
     store.add(result("node01", "hostname", "node01\n"))  # the lock died with the killed process
     assert list(nodes.glob(".*.tmp")) == []
+
+
+def _pid(process: multiprocessing.process.BaseProcess) -> int:
+    assert process.pid is not None, "the process was started"
+    return process.pid
+
+
+def _number(item: str) -> int:
+    """The episode number in an item id such as ``test_w2[17]``."""
+    return int(item.split("[")[1].rstrip("]"))
 
 
 def _wait_for_episodes(node_file: Path, at_least: int, timeout_s: float) -> int:

@@ -24,14 +24,23 @@ SCRUBBED_CASES = [
     ("client_secret=s3cr3t&x=1", "client_secret=<scrubbed>"),
     ("X-Api-Key: abc123", "X-Api-Key: <scrubbed>"),
     ("passwd: hunter2", "passwd: <scrubbed>"),
-    ("curl -H 'Authorization: Bearer eyJ0.eyJ1.sig' https://bmc/redfish/v1",
-     "curl -H 'Authorization: Bearer <scrubbed>' https://bmc/redfish/v1"),
+    (
+        "curl -H 'Authorization: Bearer eyJ0.eyJ1.sig' https://bmc/redfish/v1",
+        "curl -H 'Authorization: Bearer <scrubbed>' https://bmc/redfish/v1",
+    ),
     ("Authorization: Basic YWRtaW46aHVudGVyMg==\r\nHost: bmc\r\n", "Authorization: Basic <scrubbed>\r\nHost: bmc\r\n"),
-    ("ipmitool -I lanplus -H 10.0.0.1 -U admin -P hunter2 chassis status",
-     "ipmitool -I lanplus -H 10.0.0.1 -U admin -P <scrubbed> chassis status"),
-    ("git clone https://deploy:hunter2@git.example.org/fabric.git", "git clone https://deploy:<scrubbed>@git.example.org/fabric.git"),
-    ("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\ndone\n",
-     "-----BEGIN OPENSSH PRIVATE KEY-----<scrubbed>-----END OPENSSH PRIVATE KEY-----\ndone\n"),
+    (
+        "ipmitool -I lanplus -H 10.0.0.1 -U admin -P hunter2 chassis status",
+        "ipmitool -I lanplus -H 10.0.0.1 -U admin -P <scrubbed> chassis status",
+    ),
+    (
+        "git clone https://deploy:hunter2@git.example.org/fabric.git",
+        "git clone https://deploy:<scrubbed>@git.example.org/fabric.git",
+    ),
+    (
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\ndone\n",
+        "-----BEGIN OPENSSH PRIVATE KEY-----<scrubbed>-----END OPENSSH PRIVATE KEY-----\ndone\n",
+    ),
     ("-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n", "-----BEGIN RSA PRIVATE KEY-----<scrubbed>"),
 ]
 
@@ -82,9 +91,7 @@ def test_real_document_keeps_its_tool_options_and_loses_its_credentials() -> Non
         (r"site-[a-z]+-internal", "host site-abc-internal up", "host <scrubbed> up"),
     ],
 )
-def test_configured_patterns_replace_the_named_group_first_group_or_whole_match(
-    pattern: str, text: str, expected: str
-) -> None:
+def test_configured_patterns_replace_the_named_group_first_group_or_whole_match(pattern: str, text: str, expected: str) -> None:
     assert Scrubber([pattern]).scrub(text) == expected
 
 
