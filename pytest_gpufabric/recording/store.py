@@ -81,8 +81,8 @@ class RecordingStore:
     def __init__(
         self,
         directory: Path | str,
-        *,
         scrubber: Scrubber | None = None,
+        *,
         run_id: str | None = None,
         lock_timeout_s: float = DEFAULT_LOCK_TIMEOUT_S,
     ) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pytest_gpufabric.errors import RecordingError, UsageError
-from pytest_gpufabric.recording import RecordingMetaError, RecordingStore, load_recording_meta
+from pytest_gpufabric.recording import RecordingMetaError, RecordingStore, Scrubber, load_recording_meta
 from recordkit import files_under, result
 
 MakeStore = Callable[..., RecordingStore]
@@ -207,3 +207,9 @@ def test_the_folder_holds_only_the_format_files_and_locks(recording_dir: Path, m
     assert {"recording.yaml", "nodes/node01.yaml", "nodes/node02.yaml"} <= names
     assert all(name.startswith(".locks/") for name in names - {"recording.yaml", "nodes/node01.yaml", "nodes/node02.yaml"})
     assert store.nodes() == ["node01", "node02"]
+
+
+def test_the_scrubber_may_be_given_by_position(recording_dir: Path) -> None:
+    store = RecordingStore(recording_dir, Scrubber([r"vlan (\d+)"]), run_id="run-1")
+    store.add(result("node01", "bridge vlan show", "vlan 42\n"))
+    assert RecordingStore(recording_dir).find("node01", "bridge vlan show").stdout == "vlan <scrubbed>\n"
