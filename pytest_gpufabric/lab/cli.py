@@ -1,0 +1,72 @@
+"""``python -m pytest_gpufabric.lab up|down|sweep``: a lab for manual use."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from pathlib import Path
+
+from pytest_gpufabric.lab.errors import LabError, LabUnavailable
+from pytest_gpufabric.lab.lab import Lab
+from pytest_gpufabric.lab.sweep import remove_all, remove_lab, sweep_stale
+
+READY_LINE = "lab up"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m pytest_gpufabric.lab", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    up = commands.add_parser("up", help="build a lab, print its site.yaml, keep it until Ctrl-C / SIGTERM")
+    up.add_argument("--nodes", type=int, default=4)
+    up.add_argument("--rails", type=int, default=2)
+    up.add_argument("--inventory", type=Path, help="where to write site.yaml (default: in the lab directory)")
+    up.add_argument("--profile", default="lab-linux")
+    down = commands.add_parser("down", help="remove labs of this project (all, or the given ids), living or not")
+    down.add_argument("lab_ids", nargs="*", metavar="LAB_ID")
+    commands.add_parser("sweep", help="remove only stale labs (whose owner process is gone)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "up":
+            return _up(args.nodes, args.rails, args.inventory, args.profile)
+        if args.command == "down":
+            ids = args.lab_ids
+            for lab_id in ids:
+                remove_lab(lab_id)
+            removed = ids or remove_all()
+            print(f"removed labs: {' '.join(removed) or 'none'}")
+            return 0
+        removed = sweep_stale()
+        print(f"removed stale labs: {' '.join(removed) or 'none'}")
+        return 0
+    except LabUnavailable as exc:
+        print(f"cannot host a lab here: {exc}", file=sys.stderr)
+        return 2
+    except LabError as exc:
+        print(f"lab error: {exc}", file=sys.stderr)
+        return 1
+
+
+def _up(nodes: int, rails: int, inventory: Path | None, profile: str) -> int:
+    with Lab(nodes=nodes, rails=rails) as lab:
+        site = lab.write_inventory(inventory or lab.dir / "site.yaml", profile=profile)
+        print(f"{READY_LINE}: id {lab.lab_id}, {nodes} nodes, {rails} rails, built in {lab.build_s:.2f} s")
+        print(f"site.yaml:   {site}")
+        print(f"ssh key:     {lab.ssh_key}")
+        print(f"known_hosts: {lab.known_hosts}")
+        for node in lab.nodes:
+            nics = ", ".join(f"{n.netdev}={n.ipv4}" for n in node.nics)
+            print(f"  {node.name}: ssh root@{node.mgmt_ip} ({nics})")
+        print("example:     " + " ".join(lab.ssh_argv(0, "hostname")))
+        print("Ctrl-C (or SIGTERM) removes the lab.", flush=True)
+        try:
+            while True:
+                signal.pause()
+        except KeyboardInterrupt:
+            pass
+    print(f"lab {lab.lab_id} removed in {lab.teardown_s:.2f} s", flush=True)
+    return 0
