@@ -7,7 +7,7 @@ import pickle
 from ipaddress import IPv4Address, IPv4Interface
 
 import pytest
-from inventory_files import EXAMPLE, KNOWN_PROFILES, MINIMAL, WriteSite
+from inventory_files import EXAMPLE, EXAMPLE_VMWARE, KNOWN_PROFILES, MINIMAL, WriteSite
 
 from pytest_gpufabric.inventory import Inventory, SshConfig, load_inventory, validate_inventory_file
 
@@ -152,7 +152,24 @@ def test_inventory_is_immutable(example: Inventory) -> None:
         example.thresholds["PERF-002"]["nic_nic_bw_gbps"] = 1  # type: ignore[index]
 
 
-@pytest.mark.parametrize("path", [pytest.param(EXAMPLE, id="example"), pytest.param(MINIMAL, id="minimal")])
+VALID_FILES = [
+    pytest.param(EXAMPLE, id="example"),
+    pytest.param(EXAMPLE_VMWARE, id="example-vmware"),
+    pytest.param(MINIMAL, id="minimal"),
+]
+
+
+def test_vmware_example_nodes_name_their_esx_hosts() -> None:
+    inventory = load_inventory(EXAMPLE_VMWARE, KNOWN_PROFILES)
+    assert [(node.address, node.esx_host) for node in inventory.nodes] == [
+        ("vm01.ai.example", "esx01.ai.example"), ("fd00:10::12", "10.0.1.2"),
+    ]  # fmt: skip
+    assert inventory.nodes[0].platform_tags == frozenset({"nvidia", "broadcom", "vmware"})
+    assert inventory.nodes[0].ssh == SshConfig(user="vmadmin", sudo=True, connect_timeout_s=5.5)
+    assert inventory.nodes[1].nic("bnxt_re1").gateway == IPv4Address("10.1.1.2")  # /31: both ends are hosts
+
+
+@pytest.mark.parametrize("path", VALID_FILES)
 def test_pickle_round_trip_keeps_equality_and_hash(path) -> None:  # type: ignore[no-untyped-def]
     inventory = load_inventory(path, KNOWN_PROFILES)
     restored = pickle.loads(pickle.dumps(inventory))
@@ -166,6 +183,6 @@ def test_model_objects_work_as_parametrize_values(example: Inventory) -> None:
     assert len(nics) == 16
 
 
-@pytest.mark.parametrize("path", [pytest.param(EXAMPLE, id="example"), pytest.param(MINIMAL, id="minimal")])
+@pytest.mark.parametrize("path", VALID_FILES)
 def test_valid_inventories_have_no_problems(path) -> None:  # type: ignore[no-untyped-def]
     assert validate_inventory_file(path, KNOWN_PROFILES) == []
