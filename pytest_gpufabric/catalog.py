@@ -54,6 +54,7 @@ def load_catalog() -> Catalog:
     """The catalog shipped in the package (a copy of the project's check-catalog.yaml)."""
     text = resources.files("pytest_gpufabric").joinpath("catalog.yaml").read_text(encoding="utf-8")
     raw = yaml.safe_load(text)["checks"]
+    extra_hints = yaml.safe_load(resources.files("pytest_gpufabric").joinpath("hints.yaml").read_text(encoding="utf-8")) or {}
     checks = tuple(
         CheckSpec(
             id=entry["id"],
@@ -63,7 +64,7 @@ def load_catalog() -> Catalog:
             source=entry["source"],
             how=entry.get("how", ""),
             expect=entry.get("expect", ""),
-            hint=entry.get("hint"),
+            hint=entry.get("hint") or extra_hints.get(entry["id"]),
         )
         for entry in raw
     )

@@ -83,8 +83,8 @@ def _session(config: pytest.Config) -> FabricSession | None:
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     scopes = [s for s in SCOPES if s in metafunc.fixturenames]
-    if not scopes:
-        return
+    if not scopes or metafunc.definition.get_closest_marker("check") is None:
+        return  # only check-tagged tests are parametrized over the inventory
     session = _session(metafunc.config)
     if session is None:
         raise pytest.UsageError(f"{metafunc.definition.nodeid} needs a cluster: pass --cluster=site.yaml")

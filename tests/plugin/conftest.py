@@ -1,0 +1,11 @@
+"""Fixtures of the plugin tests."""
+
+from __future__ import annotations
+
+import pytest
+from sitekit import Site
+
+
+@pytest.fixture
+def site(pytester: pytest.Pytester) -> Site:
+    return Site(pytester)
