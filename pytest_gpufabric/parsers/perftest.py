@@ -290,10 +290,24 @@ def parse_perftest(text: str) -> PerftestResult:
     )
 
 
+ERROR_PRIORITY = ("completion", "port_in_use", "connection", "no_device", "failure")
+
+
+def primary_error(result: PerftestResult) -> Optional[PerftestError]:
+    """The most telling error of a failed run (a completion status before a generic "Failed to ...")."""
+    if not result.errors:
+        return None
+    return min(result.errors, key=lambda error: ERROR_PRIORITY.index(error.kind))
+
+
+def _raise_if_failed(result: PerftestResult) -> None:
+    error = primary_error(result)
+    if error is not None:
+        raise MeasurementMissing(f"perftest failed ({error.kind}): {error.line}")
+
+
 def _bandwidth_rows(result: PerftestResult) -> tuple[BandwidthRow, ...]:
-    if result.errors:
-        first = result.errors[0]
-        raise MeasurementMissing(f"perftest failed ({first.kind}): {first.line}")
+    _raise_if_failed(result)
     if result.kind != "bw" or not result.bandwidth_rows:
         raise MeasurementMissing("perftest output has no bandwidth table")
     return result.bandwidth_rows
@@ -325,9 +339,7 @@ def average_bw_at(result: PerftestResult, size_bytes: int, unit: str = "Gb/sec")
 
 def typical_latency_us(result: PerftestResult, size_bytes: Optional[int] = None) -> float:
     """``t_typical`` in microseconds at ``size_bytes`` (default: the only or smallest size)."""
-    if result.errors:
-        first = result.errors[0]
-        raise MeasurementMissing(f"perftest failed ({first.kind}): {first.line}")
+    _raise_if_failed(result)
     rows = [row for row in result.latency_rows if size_bytes is None or row.bytes == size_bytes]
     if not rows:
         raise MeasurementMissing(f"perftest output has no latency row{'' if size_bytes is None else f' for {size_bytes} bytes'}")

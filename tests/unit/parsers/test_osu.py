@@ -1,0 +1,109 @@
+"""OSU micro-benchmarks parser on real outputs of OSU 7.4 (two ranks, host memory)."""
+
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_gpufabric.errors import MeasurementMissing, ParseError
+from pytest_gpufabric.parsers.osu import max_value, parse_osu, value_at
+from pytest_gpufabric.parsers.registry import PARSERS
+
+Output = Callable[[str, str], str]
+
+
+def test_registered() -> None:
+    assert PARSERS.get("osu").func is parse_osu
+
+
+@pytest.mark.parametrize(("name", "title", "columns", "units", "rows", "last_size"), [
+    pytest.param("osu_bw-host-loopback.txt", "OSU MPI Bandwidth Test", ["Bandwidth (MB/s)"], ["MB/s"], 23, 4194304,
+                 id="osu_bw"),
+    pytest.param("osu_bibw-host-loopback.txt", "OSU MPI Bi-Directional Bandwidth Test", ["Bandwidth (MB/s)"],
+                 ["MB/s"], 23, 4194304, id="osu_bibw"),
+    pytest.param("osu_latency-host-loopback.txt", "OSU MPI Latency Test", ["Avg Latency(us)"], ["us"], 21, 1048576,
+                 id="osu_latency"),
+    pytest.param("osu_mbw_mr-host-loopback.txt", "OSU MPI Multiple Bandwidth / Message Rate Test",
+                 ["MB/s", "Messages/s"], ["MB/s", "Messages/s"], 21, 1048576, id="osu_mbw_mr"),
+    pytest.param("osu_allreduce-host-loopback.txt", "OSU MPI Allreduce Latency Test", ["Avg Latency(us)"], ["us"],
+                 21, 1048576, id="osu_allreduce"),
+    pytest.param("osu_alltoall-host-loopback.txt", "OSU MPI All-to-All Personalized Exchange Latency Test",
+                 ["Avg Latency(us)"], ["us"], 19, 262144, id="osu_alltoall"),
+    pytest.param("osu_allgather-full-host-loopback.txt", "OSU MPI Allgather Latency Test",
+                 ["Avg Latency(us)", "Min Latency(us)", "Max Latency(us)", "Iterations"], ["us", "us", "us", None],
+                 19, 262144, id="osu_allgather-full"),
+])
+def test_tables(output: Output, name: str, title: str, columns: list[str], units: list[Optional[str]], rows: int,
+                last_size: int) -> None:
+    result = parse_osu(output("osu", name))
+    assert (result.title, result.version) == (title, "7.4")
+    assert [c.name for c in result.columns] == columns
+    assert [c.unit for c in result.columns] == units
+    assert len(result.rows) == rows
+    assert result.rows[0].size_bytes == 1 and result.rows[-1].size_bytes == last_size
+    assert "Datatype: MPI_CHAR." in result.notes
+
+
+def test_values(output: Output) -> None:
+    result = parse_osu(output("osu", "osu_bw-host-loopback.txt"))
+    assert value_at(result, 1) == 25.52
+    assert value_at(result, 4194304) == 36179.73
+    assert max_value(result) == (524288, 39137.06)
+
+
+def test_named_column(output: Output) -> None:
+    result = parse_osu(output("osu", "osu_mbw_mr-host-loopback.txt"))
+    assert value_at(result, 1, "Messages/s") == 23898431.67
+    assert result.notes[0] == "[ pairs: 1 ] [ window size: 64 ]"
+    with pytest.raises(MeasurementMissing, match="no column 'Latency'"):
+        value_at(result, 1, "Latency")
+
+
+def test_full_statistics_columns(output: Output) -> None:
+    result = parse_osu(output("osu", "osu_allgather-full-host-loopback.txt"))
+    assert value_at(result, 262144, "Max") == 10.08
+    assert value_at(result, 262144, "Iterations") == 100
+
+
+def test_size_not_measured(output: Output) -> None:
+    with pytest.raises(MeasurementMissing, match="no row for 65 bytes"):
+        value_at(parse_osu(output("osu", "osu_latency-host-loopback.txt")), 65)
+
+
+def test_refused_run(output: Output, parse_error: Callable[..., ParseError]) -> None:
+    parse_error(parse_osu, output("osu", "osu_bw-three-processes-error.txt"),
+                "no '# OSU MPI ... Test' title", "This test requires exactly two processes")
+
+
+def test_truncated_inside_a_row(output: Output, parse_error: Callable[..., ParseError]) -> None:
+    text = output("osu", "osu_allgather-full-host-loopback.txt")
+    parse_error(parse_osu, text[: text.index("262144") + 30], "expected size and 4 value(s)")
+
+
+def test_truncated_before_header(output: Output, parse_error: Callable[..., ParseError]) -> None:
+    text = output("osu", "osu_bw-host-loopback.txt")
+    parse_error(parse_osu, text[: text.index("# Size")], "no '# Size ...' column header")
+
+
+def test_truncated_before_rows(output: Output, parse_error: Callable[..., ParseError]) -> None:
+    text = output("osu", "osu_bw-host-loopback.txt")
+    parse_error(parse_osu, text[: text.index("1                      25.52")], "no result rows")
+
+
+def test_damaged_number(output: Output, parse_error: Callable[..., ParseError]) -> None:
+    text = output("osu", "osu_bw-host-loopback.txt").replace("25.52", "25..52")
+    parse_error(parse_osu, text, "'25..52' is not a number")
+
+
+@given(text=st.lists(st.sampled_from(list("0123456789. #\n") + [
+    "# OSU MPI Bandwidth Test v7.4\n", "# Size      Bandwidth (MB/s)\n", "# Size  ", "  Avg Latency(us)", "nan",
+    "inf"]), max_size=60).map("".join))
+@settings(max_examples=200, deadline=None)
+def test_arbitrary_text_raises_only_parse_error(text: str) -> None:
+    try:
+        parse_osu(text)
+    except ParseError:
+        pass
