@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection
 from pathlib import Path
+
 import yaml
 
 from pytest_gpufabric.inventory import rules
@@ -70,7 +71,11 @@ def _thresholds(reader: Reader, entry: Entry | None, known_checks: Collection[st
         if not _key_ok(reader, check_entry, rules.check_id):
             continue
         if known_checks is not None and check not in known_checks:
-            reader.log.add(check_entry.key_line, check_entry.location, f"unknown check {check!r} (expected a check id of the catalog)")
+            reader.log.add(
+                check_entry.key_line,
+                check_entry.location,
+                f"unknown check {check!r} (expected a check id of the catalog)",
+            )
             continue
         values_view = reader.mapping(check_entry.node, check_entry.location, ())
         if values_view is None:
@@ -92,18 +97,20 @@ def _scrub_patterns(reader: Reader, entry: Entry | None) -> tuple[str, ...]:
     nodes = None if scrub is None else reader.sequence(scrub.node, scrub.location)
     if scrub is None or nodes is None:
         return ()
-    patterns = (
-        reader.string(node, item(scrub.location, i), rules.scrub_pattern) for i, node in enumerate(nodes)
-    )
+    patterns = (reader.string(node, item(scrub.location, i), rules.scrub_pattern) for i, node in enumerate(nodes))
     return tuple(pattern for pattern in patterns if pattern is not None)
 
 
-def _machines(reader: Reader, view: MappingView, known_profiles: Collection[str], known_checks: Collection[str] | None) -> Inventory:
+def _machines(
+    reader: Reader, view: MappingView, known_profiles: Collection[str], known_checks: Collection[str] | None
+) -> Inventory:
     site_entry = view.require("site")
     site = None if site_entry is None else reader.string(site_entry.node, site_entry.location, rules.site_name)
     transport_entry = view.get("transport")
-    transport = "ssh" if transport_entry is None else reader.string(
-        transport_entry.node, transport_entry.location, rules.one_of(TRANSPORTS)
+    transport = (
+        "ssh"
+        if transport_entry is None
+        else reader.string(transport_entry.node, transport_entry.location, rules.one_of(TRANSPORTS))
     )
     version = _version(reader, view)
     profile = _profile(reader, view, known_profiles)
@@ -171,4 +178,3 @@ def validate_inventory_file(
     """The problems of `path`, one line each; an empty list means the inventory is valid."""
     problems, _ = _problems_and_inventory(path, known_profiles, known_checks)
     return problems
-

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from typing import Any
+from ipaddress import IPv4Address, IPv4Interface
+from typing import Any, TypeVar
 
 import yaml
 
@@ -37,6 +38,7 @@ NIC_KEYS = (
 SWITCH_KEYS = ("name", "os", "address", "ssh")
 
 FieldReader = Callable[[Reader, Entry], Any]
+R = TypeVar("R")
 
 _SSH_FIELDS: dict[str, FieldReader] = {
     "user": lambda r, e: r.string(e.node, e.location, rules.ssh_user),
@@ -99,7 +101,9 @@ def _given(reader: Reader, view: MappingView, fields: dict[str, FieldReader]) ->
     return values
 
 
-def _section(reader: Reader, entry: Entry | None, keys: tuple[str, ...], fields: dict[str, FieldReader]) -> dict[str, Any]:
+def _section(
+    reader: Reader, entry: Entry | None, keys: tuple[str, ...], fields: dict[str, FieldReader]
+) -> dict[str, Any]:
     if entry is None:
         return {}
     view = reader.mapping(entry.node, entry.location, keys)
@@ -137,9 +141,9 @@ def _platform(reader: Reader, view: MappingView, defaults: Defaults) -> Platform
     return Platform(**merged)
 
 
-def _required_string(reader: Reader, view: MappingView, key: str, rule: Callable[[str], str]) -> str | None:
+def _required_string(reader: Reader, view: MappingView, key: str, rule: Callable[[str], R]) -> R | None:
     entry = view.require(key)
-    return None if entry is None else reader.string(entry.node, entry.location, rule)
+    return None if entry is None else reader.string(entry.node, entry.location, rule)  # type: ignore[return-value]
 
 
 def _required_integer(reader: Reader, view: MappingView, key: str, rule: Callable[[int], int]) -> int | None:
@@ -147,16 +151,16 @@ def _required_integer(reader: Reader, view: MappingView, key: str, rule: Callabl
     return None if entry is None else reader.integer(entry.node, entry.location, rule)
 
 
-def _claim_name(scope: ClusterScope, view: MappingView, name: str | None) -> None:
-    entry = view.get("name")
-    if name is not None and entry is not None:
-        scope.names.claim(name, name, entry.line, entry.location)
+def _optional(reader: Reader, view: MappingView, key: str, read: FieldReader) -> Any:
+    entry = view.get(key)
+    return None if entry is None else read(reader, entry)
 
 
-def _claim_address(scope: ClusterScope, view: MappingView, address: str | None) -> None:
-    entry = view.get("address")
-    if address is not None and entry is not None:
-        scope.addresses.claim(rules.host_key(address), address, entry.line, entry.location)
+def _claim(unique: UniqueValues, view: MappingView, key: str, value: object, identity: Hashable = None) -> None:
+    """Claims a valid value of `key` in `unique` (under `identity` when spellings of one value differ)."""
+    entry = view.get(key)
+    if value is not None and entry is not None:
+        unique.claim(value if identity is None else identity, str(value), entry.line, entry.location)
 
 
 @dataclass
@@ -176,16 +180,12 @@ class _NodeScope:
         self.netdevs = UniqueValues("interface name", self.log)
 
 
-def _list_items(reader: Reader, view: MappingView, key: str) -> list[tuple[yaml.Node, str]]:
-    entry = view.get(key)
+def _list_items(reader: Reader, entry: Entry | None) -> list[tuple[yaml.Node, str]]:
+    """The elements of an optional list with their locations; none if it is absent or not a list."""
     nodes = None if entry is None else reader.sequence(entry.node, entry.location)
-    return [] if nodes is None or entry is None else [(node, item(entry.location, i)) for i, node in enumerate(nodes)]
-
-
-def _claim_pci(reader: Reader, view: MappingView, pci: str | None, node_scope: _NodeScope) -> None:
-    entry = view.get("pci")
-    if pci is not None and entry is not None:
-        node_scope.pci_addresses.claim(pci, pci, entry.line, entry.location)
+    if entry is None or nodes is None:
+        return []
+    return [(node, item(entry.location, index)) for index, node in enumerate(nodes)]
 
 
 def _read_gpu(reader: Reader, node: yaml.Node, location: str, node_scope: _NodeScope) -> Gpu | None:
@@ -194,16 +194,41 @@ def _read_gpu(reader: Reader, node: yaml.Node, location: str, node_scope: _NodeS
         return None
     index = _required_integer(reader, view, "index", rules.at_least(0, "a GPU index"))
     pci = _required_string(reader, view, "pci", rules.pci_address)
-    index_entry = view.get("index")
-    if index is not None and index_entry is not None:
-        node_scope.gpu_indexes.claim(index, str(index), index_entry.line, index_entry.location)
-    _claim_pci(reader, view, pci, node_scope)
+    _claim(node_scope.gpu_indexes, view, "index", index)
+    _claim(node_scope.pci_addresses, view, "pci", pci)
     return Gpu(index, pci) if index is not None and pci is not None else None
 
 
-def _optional(reader: Reader, view: MappingView, key: str, read: FieldReader) -> Any:
-    entry = view.get(key)
-    return None if entry is None else read(reader, entry)
+def _check_gpu_pairing(
+    reader: Reader, view: MappingView, gpu: int | None, gpu_indexes: tuple[int, ...], node_name: str | None
+) -> None:
+    entry = view.get("gpu")
+    if gpu is not None and entry is not None and gpu not in gpu_indexes:
+        known = ", ".join(map(str, gpu_indexes)) if gpu_indexes else "none are listed"
+        reader.problem(
+            entry.node, entry.location, f"GPU {gpu} does not exist on node {node_name} (its GPU indexes: {known})"
+        )
+
+
+def _checked_gateway(
+    reader: Reader, view: MappingView, gateway: IPv4Address | None, interface: IPv4Interface | None
+) -> IPv4Address | None:
+    entry = view.get("gateway")
+    if gateway is None or interface is None or entry is None:
+        return gateway
+    return reader.apply(entry.node, entry.location, gateway, lambda address: rules.gateway(address, interface))
+
+
+def _check_cabling(
+    reader: Reader, view: MappingView, switch: str | None, port: str | None, scope: ClusterScope
+) -> None:
+    switch_entry, port_entry = view.get("switch"), view.get("switch_port")
+    if switch is not None and switch_entry is not None:
+        scope.switch_references.append((switch, switch_entry.line, switch_entry.location))
+    if port_entry is not None and switch_entry is None:
+        reader.problem(port_entry.node, port_entry.location, "needs `switch` (the switch this port is on) beside it")
+    elif switch is not None and port is not None:
+        _claim(scope.switch_ports, view, "switch_port", f"{switch} {port}", identity=(switch, port))
 
 
 def _read_nic(
@@ -220,11 +245,7 @@ def _read_nic(
         return None
     name = _required_string(reader, view, "name", rules.rdma_device)
     netdev = _required_string(reader, view, "netdev", rules.netdev)
-    ipv4_entry = view.require("ipv4")
-    ipv4 = None if ipv4_entry is None else reader.string(ipv4_entry.node, ipv4_entry.location)
-    interface = None if ipv4_entry is None or ipv4 is None else reader.apply(
-        ipv4_entry.node, ipv4_entry.location, ipv4, rules.ipv4_interface
-    )
+    interface = _required_string(reader, view, "ipv4", rules.ipv4_interface)
     pci = _required_string(reader, view, "pci", rules.pci_address)
     speed = _required_integer(reader, view, "speed_gbps", rules.at_least(1, "a speed in Gb/s"))
     rail = _required_integer(reader, view, "rail", rules.at_least(0, "a rail number"))
@@ -234,29 +255,13 @@ def _read_nic(
     switch = _optional(reader, view, "switch", lambda r, e: r.string(e.node, e.location, rules.machine_name))
     port = _optional(reader, view, "switch_port", lambda r, e: r.string(e.node, e.location, rules.switch_port))
 
-    for key, value, unique in (("name", name, node_scope.nic_names), ("netdev", netdev, node_scope.netdevs)):
-        entry = view.get(key)
-        if value is not None and entry is not None:
-            unique.claim(value, value, entry.line, entry.location)
-    _claim_pci(reader, view, pci, node_scope)
-    if interface is not None and ipv4_entry is not None:
-        scope.nic_addresses.claim(interface.ip, str(interface.ip), ipv4_entry.line, ipv4_entry.location)
-    gpu_entry = view.get("gpu")
-    if gpu is not None and gpu_entry is not None and gpu not in gpu_indexes:
-        known = ", ".join(map(str, gpu_indexes)) if gpu_indexes else "none are listed"
-        reader.problem(
-            gpu_entry.node, gpu_entry.location, f"GPU {gpu} does not exist on node {node_name} (its GPU indexes: {known})"
-        )
-    gateway_entry = view.get("gateway")
-    if gateway is not None and interface is not None and gateway_entry is not None:
-        gateway = reader.apply(gateway_entry.node, gateway_entry.location, gateway, lambda g: rules.gateway(g, interface))
-    switch_entry, port_entry = view.get("switch"), view.get("switch_port")
-    if switch is not None and switch_entry is not None:
-        scope.switch_references.append((switch, switch_entry.line, switch_entry.location))
-    if port_entry is not None and switch_entry is None:
-        reader.problem(port_entry.node, port_entry.location, "needs `switch` (the switch this port is on) beside it")
-    elif port is not None and switch is not None and port_entry is not None:
-        scope.switch_ports.claim((switch, port), f"{switch} {port}", port_entry.line, port_entry.location)
+    _claim(node_scope.nic_names, view, "name", name)
+    _claim(node_scope.netdevs, view, "netdev", netdev)
+    _claim(node_scope.pci_addresses, view, "pci", pci)
+    _claim(scope.nic_addresses, view, "ipv4", None if interface is None else interface.ip)
+    _check_gpu_pairing(reader, view, gpu, gpu_indexes, node_name)
+    gateway = _checked_gateway(reader, view, gateway, interface)
+    _check_cabling(reader, view, switch, port, scope)
     return Nic(name, netdev, interface, pci, speed, rail, gpu, gateway, route_table, switch, port)  # type: ignore[arg-type]
 
 
@@ -265,9 +270,9 @@ def read_node(reader: Reader, node: yaml.Node, location: str, defaults: Defaults
     if view is None:
         return None
     name = _required_string(reader, view, "name", rules.machine_name)
-    _claim_name(scope, view, name)
+    _claim(scope.names, view, "name", name)
     address = _required_string(reader, view, "address", rules.host)
-    _claim_address(scope, view, address)
+    _claim(scope.addresses, view, "address", address, identity=None if address is None else rules.host_key(address))
     ssh = _ssh_config(defaults, _section(reader, view.get("ssh"), SSH_KEYS, _SSH_FIELDS))
     platform = _platform(reader, view, defaults)
     esx_entry = view.get("esx_host")
@@ -279,10 +284,9 @@ def read_node(reader: Reader, node: yaml.Node, location: str, defaults: Defaults
             f"esx_host is for vmware nodes only (this node's deployment is {platform.deployment})",
         )
     node_scope = _NodeScope(reader.log)
-    gpu_items = _list_items(reader, view, "gpus")
-    if gpu_items and platform is not None and platform.gpu_vendor == "none":
-        gpus_entry = view.get("gpus")
-        assert gpus_entry is not None
+    gpus_entry = view.get("gpus")
+    gpu_items = _list_items(reader, gpus_entry)
+    if gpus_entry is not None and gpu_items and platform is not None and platform.gpu_vendor == "none":
         reader.log.add(
             gpus_entry.key_line,
             gpus_entry.location,
@@ -292,21 +296,23 @@ def read_node(reader: Reader, node: yaml.Node, location: str, defaults: Defaults
     gpu_indexes = tuple(dict.fromkeys(gpu.index for gpu in gpus))
     nics = tuple(
         nic
-        for nic_node, loc in _list_items(reader, view, "nics")
+        for nic_node, loc in _list_items(reader, view.get("nics"))
         if (nic := _read_nic(reader, nic_node, loc, gpu_indexes, name, node_scope, scope))
     )
     return Node(name, address, ssh, platform, esx_host, gpus, nics)  # type: ignore[arg-type]
 
 
-def read_switch(reader: Reader, node: yaml.Node, location: str, defaults: Defaults, scope: ClusterScope) -> Switch | None:
+def read_switch(
+    reader: Reader, node: yaml.Node, location: str, defaults: Defaults, scope: ClusterScope
+) -> Switch | None:
     view = reader.mapping(node, location, SWITCH_KEYS)
     if view is None:
         return None
     name = _required_string(reader, view, "name", rules.machine_name)
-    _claim_name(scope, view, name)
+    _claim(scope.names, view, "name", name)
     os_name = _required_string(reader, view, "os", rules.one_of(SWITCH_OSES))
     address = _required_string(reader, view, "address", rules.host)
-    _claim_address(scope, view, address)
+    _claim(scope.addresses, view, "address", address, identity=None if address is None else rules.host_key(address))
     ssh = _ssh_config(defaults, _section(reader, view.get("ssh"), SSH_KEYS, _SSH_FIELDS))
     return Switch(name, os_name, address, ssh)  # type: ignore[arg-type]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Interface
-from typing import Literal, Union
+from typing import Literal
 
 from pytest_gpufabric.inventory.frozen_map import FrozenMap
 
@@ -20,8 +20,8 @@ DEPLOYMENTS: tuple[str, ...] = ("baremetal", "vmware")
 SWITCH_OSES: tuple[str, ...] = ("arista", "sonic", "juniper")
 TRANSPORTS: tuple[str, ...] = ("ssh", "local")
 
-ThresholdScalar = Union[bool, int, float, str]
-ThresholdValue = Union[ThresholdScalar, tuple[ThresholdScalar, ...]]
+ThresholdScalar = bool | int | float | str
+ThresholdValue = ThresholdScalar | tuple[ThresholdScalar, ...]
 Thresholds = FrozenMap[str, FrozenMap[str, ThresholdValue]]
 
 

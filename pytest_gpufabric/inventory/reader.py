@@ -15,11 +15,10 @@ from pytest_gpufabric.inventory.problems import ProblemLog
 from pytest_gpufabric.inventory.rules import Invalid
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 _TAG = "tag:yaml.org,2002:"
-STR, INT, FLOAT, BOOL, NULL, TIMESTAMP = (
-    _TAG + name for name in ("str", "int", "float", "bool", "null", "timestamp")
-)
+STR, INT, FLOAT, BOOL, NULL, TIMESTAMP = (_TAG + name for name in ("str", "int", "float", "bool", "null", "timestamp"))
 _SCALAR_TAGS = frozenset({STR, INT, FLOAT, BOOL, NULL, TIMESTAMP})
 _MAP = _TAG + "map"
 _SEQ = _TAG + "seq"
@@ -86,9 +85,8 @@ class Reader:
     def _wrong_type(self, node: yaml.Node, location: str, expected: str) -> None:
         self.problem(node, location, f"expected {expected}, found {describe(node)}")
 
-    def apply(self, node: yaml.Node, location: str, value: T, rule: Callable[[T], T] | None) -> T | None:
-        if rule is None:
-            return value
+    def apply(self, node: yaml.Node, location: str, value: T, rule: Callable[[T], R]) -> R | None:
+        """The rule's result for `value`; None (with the problem logged) if the rule rejects it."""
         try:
             return rule(value)
         except Invalid as error:
@@ -111,14 +109,15 @@ class Reader:
             self.problem(node, location, f"cannot read {node.value!r}: {error}")
             return None
 
-    def string(self, node: yaml.Node, location: str, rule: Callable[[str], str] | None = None) -> str | None:
+    def string(self, node: yaml.Node, location: str, rule: Callable[[str], R] | None = None) -> R | str | None:
         """A string; an unquoted scalar is taken as written (`pci: 0000:05:00.0` and `name: 01` stay text)."""
         if not self._scalar_ok(node, location, "a string"):
             return None
         if node.tag == NULL:
             self._wrong_type(node, location, "a string")
             return None
-        return self.apply(node, location, str(node.value), rule)
+        text = str(node.value)
+        return text if rule is None else self.apply(node, location, text, rule)
 
     def integer(self, node: yaml.Node, location: str, rule: Callable[[int], int] | None = None) -> int | None:
         if not self._scalar_ok(node, location, "an integer"):
@@ -127,7 +126,9 @@ class Reader:
             self._wrong_type(node, location, "an integer")
             return None
         value = self._construct(node, location)
-        return self.apply(node, location, value, rule) if isinstance(value, int) else None
+        if not isinstance(value, int):
+            return None
+        return value if rule is None else self.apply(node, location, value, rule)
 
     def number(self, node: yaml.Node, location: str, rule: Callable[[float], float] | None = None) -> float | None:
         if not self._scalar_ok(node, location, "a number"):
@@ -136,7 +137,9 @@ class Reader:
             self._wrong_type(node, location, "a number")
             return None
         value = self._construct(node, location)
-        return self.apply(node, location, value, rule) if isinstance(value, (int, float)) else None
+        if not isinstance(value, (int, float)):
+            return None
+        return value if rule is None else self.apply(node, location, value, rule)
 
     def boolean(self, node: yaml.Node, location: str) -> bool | None:
         if not self._scalar_ok(node, location, "true or false"):
@@ -197,9 +200,7 @@ class Reader:
                 entries[key] = Entry(key, value_node, child(location, key), line_of(key_node))
         return entries
 
-    def _check_and_flatten(
-        self, node: yaml.MappingNode, location: str
-    ) -> list[tuple[yaml.Node, yaml.Node]] | None:
+    def _check_and_flatten(self, node: yaml.MappingNode, location: str) -> list[tuple[yaml.Node, yaml.Node]] | None:
         """Reports duplicate and non-name keys, then applies YAML merge keys (`<<: *anchor`)."""
         first_line: dict[str, int] = {}
         for key_node, _ in node.value:
@@ -246,7 +247,6 @@ class MappingView:
                 self.reader.log.add(
                     entry.key_line, entry.location, f"unknown key ({hint}allowed keys: {', '.join(allowed)})"
                 )
-
 
     def get(self, key: str) -> Entry | None:
         """The entry of an optional key; None if it is absent or null."""

@@ -51,9 +51,7 @@ def _no_leading_dash(text: str, what: str) -> None:
 
 def machine_name(text: str) -> str:
     """Node and switch names (they appear in test ids and on command lines)."""
-    return _match(
-        _NAME, text, "name", "a letter or digit, then letters, digits, '_', '.', '-'; at most 63 characters"
-    )
+    return _match(_NAME, text, "name", "a letter or digit, then letters, digits, '_', '.', '-'; at most 63 characters")
 
 
 def site_name(text: str) -> str:
@@ -61,9 +59,7 @@ def site_name(text: str) -> str:
 
 
 def ssh_user(text: str) -> str:
-    return _match(
-        _SSH_USER, text, "user name", "a lower-case letter or '_', then [a-z0-9_-]; at most 32 characters"
-    )
+    return _match(_SSH_USER, text, "user name", "a lower-case letter or '_', then [a-z0-9_-]; at most 32 characters")
 
 
 def file_path(text: str) -> str:

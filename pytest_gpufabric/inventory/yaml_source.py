@@ -1,4 +1,4 @@
-"""Reads an inventory file into a YAML node tree (nodes keep their line numbers); file and syntax problems are logged."""
+"""Reads an inventory file into a YAML node tree (nodes keep their lines); file and syntax problems are logged."""
 
 from __future__ import annotations
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from inventory_files import EXAMPLE, KNOWN_PROFILES, MINIMAL, WriteSite
 
 from pytest_gpufabric.inventory import Inventory, load_inventory

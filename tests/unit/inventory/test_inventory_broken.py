@@ -31,7 +31,7 @@ def expected_problems(path: Path) -> list[tuple[int, str, str]]:
 
 def assert_problems(problems: list[str], path: Path, expected: list[tuple[int, str, str]]) -> None:
     assert len(problems) == len(expected), "\n".join(problems)
-    for problem, (line, location, phrase) in zip(problems, expected):
+    for problem, (line, location, phrase) in zip(problems, expected, strict=True):
         assert problem.startswith(f"{path}:{line}: {location}: "), problem
         assert phrase in problem, problem
         assert "\n" not in problem
@@ -117,7 +117,9 @@ def test_a_file_with_many_problems_reports_all_of_them_in_line_order(minimal_tex
     ]
 
 
-def test_platform_keys_missing_after_merge_are_reported_for_every_node(minimal_text: str, write_site: WriteSite) -> None:
+def test_platform_keys_missing_after_merge_are_reported_for_every_node(
+    minimal_text: str, write_site: WriteSite
+) -> None:
     path = write_site(minimal_text.replace(", deployment: baremetal}", "}"))
     assert validate_inventory_file(path, KNOWN_PROFILES) == [
         f"{path}:{line}: nodes[{index}].platform.deployment: missing (set it in the node's platform or in "
@@ -134,7 +136,9 @@ def test_unknown_profile_when_no_profile_is_installed(minimal_text: str, write_s
 
 
 def test_threshold_overrides_are_checked_against_known_checks(minimal_text: str, write_site: WriteSite) -> None:
-    path = write_site(minimal_text.replace("defaults:", "thresholds:\n  PERF-999: {bw: 1}\n  PERF-002: {bw: 2}\ndefaults:"))
+    path = write_site(
+        minimal_text.replace("defaults:", "thresholds:\n  PERF-999: {bw: 1}\n  PERF-002: {bw: 2}\ndefaults:")
+    )
     assert validate_inventory_file(path, KNOWN_PROFILES, known_checks={"PERF-002"}) == [
         f"{path}:6: thresholds.PERF-999: unknown check 'PERF-999' (expected a check id of the catalog)"
     ]
@@ -166,14 +170,16 @@ def test_no_truncation_of_the_example_escapes_as_a_traceback(tmp_path: Path) -> 
     [
         pytest.param(lambda lines, i: lines[:i] + lines[i + 1 :], id="line-deleted"),
         pytest.param(lambda lines, i: lines[: i + 1] + lines[i:], id="line-doubled"),
-        pytest.param(lambda lines, i: lines[:i] + [lines[i].replace(":", ": null #", 1)] + lines[i + 1 :],
+        pytest.param(lambda lines, i: [*lines[:i], lines[i].replace(":", ": null #", 1), *lines[i + 1 :]],
                      id="value-nulled"),
-        pytest.param(lambda lines, i: lines[:i] + [lines[i].replace(": ", ": [", 1)] + lines[i + 1 :],
+        pytest.param(lambda lines, i: [*lines[:i], lines[i].replace(": ", ": [", 1), *lines[i + 1 :]],
                      id="bracket-inserted"),
     ],
 )  # fmt: skip
 def test_no_line_edit_of_the_minimal_inventory_escapes_as_a_traceback(
-    tmp_path: Path, minimal_text: str, edit  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+    minimal_text: str,
+    edit,  # type: ignore[no-untyped-def]
 ) -> None:
     lines = minimal_text.splitlines(keepends=True)
     path = tmp_path / "site.yaml"

@@ -93,7 +93,8 @@ def test_pci_addresses_are_kept_in_lower_case(write_site: WriteSite, minimal_tex
 def test_yaml_merge_keys_are_applied(write_site: WriteSite) -> None:
     path = write_site(
         "version: 1\nsite: s\nprofile: mi300x-thor2\n"
-        "defaults:\n  platform: &amd {gpu_vendor: amd, gpu_model: MI300X, nic_vendor: broadcom, deployment: baremetal}\n"
+        "defaults:\n"
+        "  platform: &amd {gpu_vendor: amd, gpu_model: MI300X, nic_vendor: broadcom, deployment: baremetal}\n"
         "nodes:\n  - name: n1\n    address: 10.0.0.1\n    platform: {<<: *amd, gpu_model: MI325X}\n"
     )
     assert load_inventory(path, KNOWN_PROFILES).nodes[0].platform.gpu_model == "MI325X"

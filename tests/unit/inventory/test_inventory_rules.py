@@ -36,7 +36,9 @@ ACCEPTED = [
 REJECTED = [
     pytest.param(rules.host, "10.0.0.256", "is not a valid IPv4 address", id="host-bad-octet"),
     pytest.param(rules.host, "fe80::1%eth0;id", "is not a valid IPv6 scope", id="host-scope-injection"),
-    pytest.param(rules.host, "-oProxyCommand=x", "is not an IPv4 address, an IPv6 address or a host name", id="host-option"),
+    pytest.param(
+        rules.host, "-oProxyCommand=x", "is not an IPv4 address, an IPv6 address or a host name", id="host-option"
+    ),
     pytest.param(rules.host, "a" * 64 + ".example", "host name", id="host-label-too-long"),
     pytest.param(rules.machine_name, "-node", "is not a valid name", id="name-leading-dash"),
     pytest.param(rules.machine_name, "n" * 64, "at most 63 characters", id="name-too-long"),
@@ -52,7 +54,9 @@ REJECTED = [
     pytest.param(rules.switch_port, "Ethernet1/1 shutdown", "is not a valid switch port", id="port-space"),
     pytest.param(rules.check_id, "PERF-2", "is not a valid check id", id="check-id-short"),
     pytest.param(rules.threshold_name, "bw-gbps", "is not a valid threshold name", id="threshold-name-dash"),
-    pytest.param(rules.ipv4_interface, "192.168.1.255/24", "is the broadcast address of 192.168.1.0/24", id="ipv4-broadcast"),
+    pytest.param(
+        rules.ipv4_interface, "192.168.1.255/24", "is the broadcast address of 192.168.1.0/24", id="ipv4-broadcast"
+    ),
     pytest.param(rules.ipv4_interface, "192.168.1.1/33", "is not an IPv4 address with prefix", id="ipv4-prefix-33"),
     pytest.param(rules.ipv4_interface, "fd00::1/64", "is not an IPv4 address with prefix", id="ipv4-given-ipv6"),
     pytest.param(rules.ipv4_address, "192.168.1", "is not an IPv4 address", id="ipv4-address-short"),
@@ -72,7 +76,9 @@ def test_rule_accepts(rule: Callable[[Any], Any], value: Any) -> None:
 
 
 @pytest.mark.parametrize(("rule", "value", "phrase"), REJECTED)
-def test_rule_rejects_with_a_message_that_says_what_is_allowed(rule: Callable[[Any], Any], value: Any, phrase: str) -> None:
+def test_rule_rejects_with_a_message_that_says_what_is_allowed(
+    rule: Callable[[Any], Any], value: Any, phrase: str
+) -> None:
     with pytest.raises(rules.Invalid, match=r"\(expected|\(it must|are not allowed") as raised:
         rule(value)
     assert phrase in str(raised.value)
