@@ -88,7 +88,9 @@ def find_java() -> Path:
     found = shutil.which("java")
     if found:
         return Path(found)
-    raise ReportToolMissing(f"Java runtime not found (Allure needs it; JAVA_HOME unset and no 'java' on PATH); {INSTALL_HINT}")
+    raise ReportToolMissing(
+        f"Java runtime not found (Allure needs it; JAVA_HOME unset and no 'java' on PATH); {INSTALL_HINT}"
+    )
 
 
 def run_bounded(argv: Sequence[str], timeout_s: float, env: Mapping[str, str] | None = None) -> ToolRun:
@@ -109,7 +111,9 @@ def run_bounded(argv: Sequence[str], timeout_s: float, env: Mapping[str, str] | 
         except subprocess.TimeoutExpired:
             _kill_group(process.pid)
             process.communicate()
-            raise ReportToolError(f"{Path(argv[0]).name} did not finish within {timeout_s:g} s and was killed") from None
+            raise ReportToolError(
+                f"{Path(argv[0]).name} did not finish within {timeout_s:g} s and was killed"
+            ) from None
         finally:
             if process.poll() is None:
                 _kill_group(process.pid)
@@ -157,9 +161,7 @@ def render_html_in_chromium(
         argv += ["--dump-dom", address]
         run = run_bounded(argv, timeout_s)
     if run.exit_code != 0 or "<html" not in run.stdout.lower():
-        raise ReportToolError(
-            f"Chromium could not render {page} (exit {run.exit_code}): {_last_lines(run.stderr)}"
-        )
+        raise ReportToolError(f"Chromium could not render {page} (exit {run.exit_code}): {_last_lines(run.stderr)}")
     if screenshot_path is not None and not Path(screenshot_path).is_file():
         raise ReportToolError(f"Chromium rendered {page} but wrote no screenshot to {screenshot_path}")
     return run.stdout

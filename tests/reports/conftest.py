@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 from sample_session import SampleSession, run_sample_session
 
-from pytest_gpufabric.reporting.render import ReportToolMissing, find_allure, find_chromium, find_java
+from pytest_gpufabric.reporting.render import (
+    ReportToolMissing,
+    find_allure,
+    find_chromium,
+    find_java,
+    generate_allure_report,
+    render_html_in_chromium,
+)
 
 NOT_INSTALLED = "report tool not installed: {error} (make test installs it)"
 
@@ -33,6 +40,34 @@ def allure_cli() -> Path:
 
 
 @pytest.fixture(scope="session")
+def rendered_dom(chromium: Path) -> Callable[[Path], str]:
+    """Renders an HTML report in Chromium and returns its DOM; each file is rendered once per test process."""
+    doms: dict[Path, str] = {}
+
+    def render(html_path: Path) -> str:
+        key = html_path.resolve()
+        if key not in doms:
+            doms[key] = render_html_in_chromium(key)
+        return doms[key]
+
+    return render
+
+
+@pytest.fixture(scope="session")
+def allure_report_of(allure_cli: Path, tmp_path_factory: pytest.TempPathFactory) -> Callable[[Path], Path]:
+    """Generates the Allure report (data files kept apart) of a results directory, once per test process."""
+    reports: dict[Path, Path] = {}
+
+    def generate(results_dir: Path) -> Path:
+        key = results_dir.resolve()
+        if key not in reports:
+            reports[key] = generate_allure_report(key, tmp_path_factory.mktemp("allure-report") / "report")
+        return reports[key]
+
+    return generate
+
+
+@pytest.fixture(scope="session")
 def sample_session_factory(tmp_path_factory: pytest.TempPathFactory) -> Callable[[int], SampleSession]:
     """Runs the sample session once per worker count (per test process) and returns the finished run."""
     finished: dict[int, SampleSession] = {}
@@ -46,6 +81,8 @@ def sample_session_factory(tmp_path_factory: pytest.TempPathFactory) -> Callable
 
 
 @pytest.fixture(params=[0, 2], ids=["no-xdist", "xdist-2-workers"])
-def sample_session(request: pytest.FixtureRequest, sample_session_factory: Callable[[int], SampleSession]) -> SampleSession:
+def sample_session(
+    request: pytest.FixtureRequest, sample_session_factory: Callable[[int], SampleSession]
+) -> SampleSession:
     """The sample session without xdist and with two xdist workers."""
     return sample_session_factory(request.param)

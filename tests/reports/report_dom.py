@@ -110,7 +110,9 @@ class _AllureStatusCollector(HTMLParser):
         self.counts: dict[str, int] = {}
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        statuses = [name.removeprefix("y-label_status_") for name in _classes(attrs) if name.startswith("y-label_status_")]
+        statuses = [
+            name.removeprefix("y-label_status_") for name in _classes(attrs) if name.startswith("y-label_status_")
+        ]
         self.current_status = statuses[0] if tag == "span" and statuses else None
 
     def handle_endtag(self, tag: str) -> None:

@@ -12,7 +12,7 @@ SAMPLE_MODULE = "test_sample_fabric.py"
 SESSION_TIMEOUT_S = 180
 
 # Ids shaped like the plugin's (inventory names with "/", "->" and "~"): they must survive HTML escaping.
-SAMPLE_SOURCE = '''
+SAMPLE_SOURCE = """
 import pytest
 
 PAIRS = ["node01/bnxt_re0->node02/bnxt_re0", "node01/bnxt_re1->node02/bnxt_re1"]
@@ -36,7 +36,7 @@ def test_switch_port_pfc(target):
 @pytest.mark.xfail(reason="known firmware issue", strict=True)
 def test_known_firmware_issue():
     assert "2.31" == "2.32"
-'''
+"""
 
 # pytest node id -> pytest-html outcome class; Allure test name -> Allure status (xfail is "skipped").
 EXPECTED_HTML_OUTCOMES: dict[str, str] = {
@@ -80,11 +80,26 @@ def run_sample_session(workdir: Path, workers: int) -> SampleSession:
     html_report = workdir / "report.html"
     allure_results = workdir / "allure-results"
     argv = [
-        sys.executable, "-m", "pytest", SAMPLE_MODULE, "-n", str(workers), "-p", "no:cacheprovider",
-        f"--html={html_report}", "--self-contained-html", f"--alluredir={allure_results}", "-rA",
+        sys.executable,
+        "-m",
+        "pytest",
+        SAMPLE_MODULE,
+        "-n",
+        str(workers),
+        "-p",
+        "no:cacheprovider",
+        f"--html={html_report}",
+        "--self-contained-html",
+        f"--alluredir={allure_results}",
+        "-rA",
     ]
     completed = subprocess.run(
-        argv, cwd=workdir, env=_child_environment(), capture_output=True, text=True, timeout=SESSION_TIMEOUT_S,
+        argv,
+        cwd=workdir,
+        env=_child_environment(),
+        capture_output=True,
+        text=True,
+        timeout=SESSION_TIMEOUT_S,
         check=False,
     )
     return SampleSession(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from report_dom import allure_status_counts, is_remote, loaded_resources
@@ -24,8 +25,8 @@ def test_results_written_for_every_test(sample_session: SampleSession) -> None:
     assert len(results) == len(EXPECTED_ALLURE_STATUSES), sample_session.output
 
 
-def test_report_lists_every_test_case(sample_session: SampleSession, allure_cli: Path, tmp_path: Path) -> None:
-    report = generate_allure_report(sample_session.allure_results, tmp_path / "allure-report")
+def test_report_lists_every_test_case(sample_session: SampleSession, allure_report_of: Callable[[Path], Path]) -> None:
+    report = allure_report_of(sample_session.allure_results)
 
     cases = [json.loads(path.read_text(encoding="utf-8")) for path in (report / "data" / "test-cases").glob("*.json")]
     summary = json.loads((report / "widgets" / "summary.json").read_text(encoding="utf-8"))
@@ -35,9 +36,9 @@ def test_report_lists_every_test_case(sample_session: SampleSession, allure_cli:
     assert summary["statistic"] == _expected_statistic()
 
 
-def test_report_loads_nothing_remote(sample_session: SampleSession, allure_cli: Path, tmp_path: Path) -> None:
+def test_report_loads_nothing_remote(sample_session: SampleSession, allure_report_of: Callable[[Path], Path]) -> None:
     """Allure's analytics tag is switched off: the report must open at a site without internet."""
-    report = generate_allure_report(sample_session.allure_results, tmp_path / "allure-report")
+    report = allure_report_of(sample_session.allure_results)
 
     resources = loaded_resources((report / "index.html").read_text(encoding="utf-8"))
 

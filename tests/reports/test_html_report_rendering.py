@@ -18,10 +18,8 @@ def test_sample_session_completes_with_its_failure(sample_session: SampleSession
     assert sample_session.html_report.is_file(), sample_session.output
 
 
-def test_rendered_rows_show_every_result(sample_session: SampleSession, chromium: Path) -> None:
-    dom = render_html_in_chromium(sample_session.html_report)
-
-    rows = rendered_result_rows(dom)
+def test_rendered_rows_show_every_result(sample_session: SampleSession, rendered_dom: Callable[[Path], str]) -> None:
+    rows = rendered_result_rows(rendered_dom(sample_session.html_report))
 
     assert {row.nodeid: row.outcome for row in rows} == EXPECTED_HTML_OUTCOMES
     assert len(rows) == len(EXPECTED_HTML_OUTCOMES)
@@ -35,9 +33,9 @@ def test_rows_exist_only_after_scripts_ran(sample_session: SampleSession) -> Non
     assert "data-jsonblob" in raw
 
 
-def test_report_is_self_contained(sample_session: SampleSession, chromium: Path) -> None:
+def test_report_is_self_contained(sample_session: SampleSession, rendered_dom: Callable[[Path], str]) -> None:
     raw = sample_session.html_report.read_text(encoding="utf-8")
-    dom = render_html_in_chromium(sample_session.html_report)
+    dom = rendered_dom(sample_session.html_report)
 
     for page in (raw, dom):
         resources = loaded_resources(page)
