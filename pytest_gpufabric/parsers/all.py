@@ -4,15 +4,28 @@ from __future__ import annotations
 
 from pytest_gpufabric.parsers import (
     bnxt_re_conf,
+    dmesg,
+    esxcli,
     ethtool,
+    gdrcopy,
     ibverbs,
     ip,
+    kallsyms,
     kernel_cmdline,
+    kmod,
     lspci,
+    meminfo,
     niccli,
+    nvidia_smi,
+    packages,
     pci_path,
     rdma,
+    rocm_smi,
     sysctl,
+    vmware,
 )
 
-MODULES = (bnxt_re_conf, ethtool, ibverbs, ip, kernel_cmdline, lspci, niccli, pci_path, rdma, sysctl)
+MODULES = (
+    bnxt_re_conf, dmesg, esxcli, ethtool, gdrcopy, ibverbs, ip, kallsyms, kernel_cmdline, kmod, lspci, meminfo,
+    niccli, nvidia_smi, packages, pci_path, rdma, rocm_smi, sysctl, vmware,
+)

@@ -1,0 +1,134 @@
+"""Kernel modules: ``modinfo <module>``, ``lsmod`` and ``dkms status``."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+from pytest_gpufabric.parsers.registry import parser
+from pytest_gpufabric.parsers.textutil import clean_lines, fail, parse_int
+
+MODINFO_TOOL = "modinfo"
+LSMOD_TOOL = "lsmod"
+DKMS_TOOL = "dkms-status"
+
+
+@dataclass(frozen=True)
+class ModuleInfo:
+    """``modinfo`` fields; a key printed several times (alias, parm) keeps every value in order."""
+
+    fields: dict[str, tuple[str, ...]]
+
+    def first(self, key: str) -> Optional[str]:
+        values = self.fields.get(key)
+        return values[0] if values else None
+
+    @property
+    def version(self) -> Optional[str]:
+        return self.first("version")
+
+    @property
+    def vermagic_kernel(self) -> Optional[str]:
+        """The kernel release the module was built for (first word of vermagic)."""
+        vermagic = self.first("vermagic")
+        return vermagic.split()[0] if vermagic else None
+
+    @property
+    def depends(self) -> tuple[str, ...]:
+        raw = self.first("depends") or ""
+        return tuple(name.strip() for name in raw.split(",") if name.strip())
+
+
+@parser(MODINFO_TOOL, "modinfo <module>: version, vermagic, depends and the other fields")
+def parse_modinfo(text: str) -> ModuleInfo:
+    fields: dict[str, list[str]] = {}
+    for line in clean_lines(MODINFO_TOOL, text):
+        if not line.strip():
+            continue
+        if line.startswith("modinfo: ERROR:"):
+            fail(MODINFO_TOOL, line.partition("ERROR:")[2].strip())
+        key, sep, value = line.partition(":")
+        if not sep or not re.fullmatch(r"[A-Za-z_][\w.]*", key.strip()):
+            fail(MODINFO_TOOL, f"expected '<field>: <value>', found {line.strip()!r}")
+        fields.setdefault(key.strip(), []).append(value.strip())
+    return ModuleInfo({key: tuple(values) for key, values in fields.items()})
+
+
+@dataclass(frozen=True)
+class LoadedModule:
+    name: str
+    size: int
+    used_count: int
+    used_by: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class LoadedModules:
+    modules: tuple[LoadedModule, ...]
+
+    def get(self, name: str) -> Optional[LoadedModule]:
+        wanted = name.replace("-", "_")
+        return next((module for module in self.modules if module.name == wanted), None)
+
+
+@parser(LSMOD_TOOL, "lsmod: loaded modules with size, use count and users")
+def parse_lsmod(text: str) -> LoadedModules:
+    modules = []
+    for line in clean_lines(LSMOD_TOOL, text):
+        words = line.split()
+        if not words or words[:3] == ["Module", "Size", "Used"]:
+            continue
+        if len(words) < 3 or not words[1].isdigit() or not words[2].lstrip("-").isdigit():
+            fail(LSMOD_TOOL, f"expected '<module> <size> <use count> [users]', found {line.strip()!r}")
+        users = tuple(user.strip() for user in " ".join(words[3:]).split(",") if user.strip())
+        modules.append(LoadedModule(words[0], int(words[1]), int(words[2]), users))
+    if not modules:
+        fail(LSMOD_TOOL, "no module line")
+    return LoadedModules(tuple(modules))
+
+
+DKMS_LINE = re.compile(
+    r"^(?P<module>[^/,\s]+)(?:/|,\s*)(?P<version>[^,\s]+),\s*(?P<kernel>[^,\s]+),\s*(?P<arch>[^:\s]+):\s*"
+    r"(?P<status>[\w-]+)(?:\s*\((?P<note>.*))?$"
+)
+
+
+@dataclass(frozen=True)
+class DkmsEntry:
+    module: str
+    version: str
+    kernel: str
+    arch: str
+    status: str  # "installed", "built", "added"
+    note: Optional[str]  # the parenthesised remark, e.g. "Original modules exist"
+
+
+@parser(DKMS_TOOL, "dkms status: module, version, kernel, arch and status of each build")
+def parse_dkms_status(text: str) -> tuple[DkmsEntry, ...]:
+    entries: list[DkmsEntry] = []
+    open_note = False
+    for line in clean_lines(DKMS_TOOL, text):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        match = DKMS_LINE.match(stripped)
+        if match:
+            note = match.group("note")
+            entries.append(DkmsEntry(match.group("module"), match.group("version"), match.group("kernel"),
+                                     match.group("arch"), match.group("status"), note))
+            open_note = note is not None and not note.endswith(")")
+        elif open_note and entries:  # a remark wrapped onto the next line
+            last = entries[-1]
+            note = f"{last.note.removesuffix('-') if last.note.endswith('-') else last.note + ' '}{stripped}"
+            entries[-1] = DkmsEntry(last.module, last.version, last.kernel, last.arch, last.status, note)
+            open_note = not stripped.endswith(")")
+        else:
+            fail(DKMS_TOOL, f"expected '<module>/<version>, <kernel>, <arch>: <status>', found {stripped!r}")
+    if not entries:
+        fail(DKMS_TOOL, "no module entry")
+    return tuple(
+        entry if entry.note is None else DkmsEntry(entry.module, entry.version, entry.kernel, entry.arch,
+                                                   entry.status, entry.note.rstrip(")").strip())
+        for entry in entries
+    )

@@ -1,0 +1,134 @@
+"""rocm-smi and nvidia-smi parsers."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_gpufabric.parsers.nvidia_smi import (
+    parse_nvidia_smi_fabric,
+    parse_nvidia_smi_nvlink,
+    parse_nvidia_smi_query,
+    parse_nvidia_smi_topo,
+)
+from pytest_gpufabric.parsers.rocm_smi import parse_rocm_smi_showbus, parse_rocm_smi_showtopotype
+
+
+@pytest.mark.parametrize(
+    ("name", "gpu0", "gpu7"),
+    [("s0_cluster_node.txt", "0000:1b:00.0", "0000:dd:00.0"), ("s0_appendix_b.txt", "0000:1c:00.0", "0000:e6:00.0")],
+    ids=["cluster-node-banners", "appendix-b"],
+)
+def test_rocm_showbus(output, name: str, gpu0: str, gpu7: str) -> None:
+    buses = parse_rocm_smi_showbus(output("rocm-smi-showbus", name))
+    assert len(buses) == 8 and buses[0] == gpu0 and buses[7] == gpu7
+
+
+def test_rocm_showbus_cut_off_by_the_page(output) -> None:
+    assert len(parse_rocm_smi_showbus(output("rocm-smi-showbus", "s0_no_banner.txt"))) == 8
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [("WARNING: No AMD GPUs specified\n", "no 'GPU[<n>] : PCI Bus:'"),
+     ("GPU[0]          : PCI Bus: 0000:1B:00.0\nGPU[0]          : PCI Bus: 0000:1B:00.0\n", "listed twice"),
+     ("GPU[0]          : PCI Bus: N/A\n", "not a PCI address")],
+    ids=["no-gpu", "duplicate", "not-an-address"],
+)
+def test_malformed_rocm_showbus(parse_error, text: str, fragment: str) -> None:
+    parse_error(parse_rocm_smi_showbus, text, "rocm-smi-showbus", fragment)
+
+
+@pytest.mark.parametrize("name", ["s0_single_node.txt", "s0_cluster_node.txt"], ids=["single-node", "cluster-node"])
+def test_rocm_showtopotype_all_xgmi(output, name: str) -> None:
+    topology = parse_rocm_smi_showtopotype(output("rocm-smi-showtopotype", name))
+    pairs = topology.pairs()
+    assert len(pairs) == 28 and {link for _, _, link in pairs} == {"XGMI"}
+    assert topology.link("GPU3", "GPU3") == "0"
+
+
+def test_rocm_showtopotype_truncated(output, parse_error) -> None:
+    lines = output("rocm-smi-showtopotype", "s0_single_node.txt").splitlines()
+    parse_error(parse_rocm_smi_showtopotype, "\n".join(lines[:6]), "no row for GPU3")
+
+
+@pytest.mark.parametrize(
+    "name", ["h200x2_pipe.txt", "h200x2_tty_ansi_crlf.txt"], ids=["piped-underline-escape", "terminal-ansi-crlf"]
+)
+def test_nvidia_topo(output, name: str) -> None:
+    topology = parse_nvidia_smi_topo(output("nvidia-smi-topo", name))
+    assert topology.devices == ("GPU0", "GPU1")
+    assert topology.pairs() == (("GPU0", "GPU1", "NV18"),)
+    assert topology.extra["GPU1"] == {"CPU Affinity": "0-31", "NUMA Affinity": "0", "GPU NUMA ID": "N/A"}
+
+
+def test_nvidia_topo_with_nics_pasted_with_spaces() -> None:
+    text = (
+        "        GPU0    GPU1    NIC0    CPU Affinity    NUMA Affinity\n"
+        "GPU0     X      NV18    PIX     0-15    0\n"
+        "GPU1    NV18     X      SYS     0-15    0\n"
+        "NIC0    PIX     SYS      X\n\nNIC Legend:\n\n  NIC0: bnxt_re0\n"
+    )
+    topology = parse_nvidia_smi_topo(text)
+    assert topology.link("GPU0", "NIC0") == "PIX" and topology.link("NIC0", "GPU1") == "SYS"
+
+
+def test_nvidia_topo_ocr_damaged_document_copy(output, parse_error) -> None:
+    parse_error(parse_nvidia_smi_topo, output("nvidia-smi-topo", "s1_h100x8_ocr.txt"), "no GPU/NIC column", "GPU®@")
+
+
+def test_nvidia_topo_truncated(output, parse_error) -> None:
+    first_two_lines = "".join(output("nvidia-smi-topo", "h200x2_pipe.txt").splitlines(keepends=True)[:2])
+    parse_error(parse_nvidia_smi_topo, first_two_lines, "no row for GPU1")
+
+
+def test_nvlink_status(output) -> None:
+    gpus = parse_nvidia_smi_nvlink(output("nvidia-smi-nvlink", "h200x2_nvlink_s.txt"))
+    assert [gpu.index for gpu in gpus] == [0, 1]
+    assert gpus[0].name == "NVIDIA H200" and gpus[0].uuid.startswith("GPU-")
+    assert len(gpus[1].active_links) == 18 and set(gpus[1].links.values()) == {26.562}
+
+
+def test_nvlink_inactive_links() -> None:
+    (gpu,) = parse_nvidia_smi_nvlink("GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1)\n\t Link 0: 26.562 GB/s\n\t Link 1: <inactive>\n")
+    assert gpu.links == {0: 26.562, 1: None} and gpu.active_links == (0,)
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [("NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver.\n", "expected 'GPU <n>: <name>'"),
+     ("GPU 0: NVIDIA H200 (UUID: GPU-1)\n\t Link 0: fast\n", "is not '<n> GB/s'")],
+    ids=["driver-not-loaded", "bad-speed"],
+)
+def test_malformed_nvlink(parse_error, text: str, fragment: str) -> None:
+    parse_error(parse_nvidia_smi_nvlink, text, "nvidia-smi-nvlink", fragment)
+
+
+def test_fabric_state_of_every_gpu(output) -> None:
+    fabrics = parse_nvidia_smi_fabric(output("nvidia-smi-q", "h200x2_q.txt"))
+    assert [(f.bus_id, f.state, f.status) for f in fabrics] == [
+        ("0000:00:06.0", "Completed", "Success"), ("0000:00:07.0", "Completed", "Success")]
+
+
+def test_fabric_section_flattened_by_the_document_reports_missing_fields(output) -> None:
+    (fabric,) = parse_nvidia_smi_fabric(output("nvidia-smi-q", "s1_grep_fabric_ocr.txt"))
+    assert (fabric.bus_id, fabric.state, fabric.status) == (None, None, None)
+
+
+def test_fabric_missing(parse_error) -> None:
+    parse_error(parse_nvidia_smi_fabric, "==============NVSMI LOG==============\n\nAttached GPUs : 0\n", "no 'Fabric' section")
+
+
+def test_query_gpu(output) -> None:
+    rows = parse_nvidia_smi_query(output("nvidia-smi-query", "h200x2_index_busid_name_driver.txt"))
+    assert [(row.index, row.bus_id) for row in rows] == [(0, "0000:00:06.0"), (1, "0000:00:07.0")]
+    assert rows[0].values["driver_version"] == "580.159.04"
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [("0, 00000000:00:06.0\n", "expected a CSV header"), ("index, pci.bus_id\n", "without GPU rows"),
+     ("index, pci.bus_id\n0, 00000000:00:06.0, extra\n", "expected 2 values"), ("index, pci.bus_id\n0, [N/A]\n", "not a PCI address")],
+    ids=["noheader", "header-only", "extra-column", "bad-bus-id"],
+)
+def test_malformed_query_gpu(parse_error, text: str, fragment: str) -> None:
+    parse_error(parse_nvidia_smi_query, text, "nvidia-smi-query-gpu", fragment)

@@ -1,0 +1,88 @@
+"""modinfo, lsmod, dkms status and /proc/kallsyms."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_gpufabric.parsers.kallsyms import parse_kallsyms
+from pytest_gpufabric.parsers.kmod import parse_dkms_status, parse_lsmod, parse_modinfo
+
+
+@pytest.mark.parametrize(
+    ("name", "version", "kernel", "depends"),
+    [
+        ("s1_grep_ver_bnxt_en.txt", "1.10.3-234.0.154.0", "5.15.0-143-generic", ()),
+        ("s1_grep_ver_bnxt_re.txt", "234.0.154.0", "5.15.0-143-generic", ("ib_core", "ib_uverbs", "bnxt_en", "mlx_compat")),
+        ("s1_grep_ver_nvidia_peermem.txt", "570.133.20", "5.15.0-143-generic", ("nvidia", "ib_uverbs")),
+    ],
+    ids=["bnxt_en", "bnxt_re", "nvidia-peermem"],
+)
+def test_modinfo(output, name: str, version: str, kernel: str, depends: tuple[str, ...]) -> None:
+    info = parse_modinfo(output("modinfo", name))
+    assert (info.version, info.vermagic_kernel, info.depends) == (version, kernel, depends)
+
+
+def test_modinfo_module_not_found(output, parse_error) -> None:
+    parse_error(parse_modinfo, output("modinfo", "s1_module_not_found.txt"), "Module ib_peer_mem not found")
+
+
+def test_modinfo_repeated_fields() -> None:
+    info = parse_modinfo("filename:       /lib/modules/x/bnxt_re.ko\nalias:          pci:v000014E4d00001760sv*\nalias:          pci:v000014E4d000016D6sv*\n")
+    assert len(info.fields["alias"]) == 2 and info.version is None
+
+
+def test_lsmod(output) -> None:
+    modules = parse_lsmod(output("lsmod", "rxe_dev_issue75_softroce.txt"))
+    assert len(modules.modules) == 7
+    core = modules.get("ib_core")
+    assert (core.size, core.used_count) == (192512, 6) and "rdma_rxe" in core.used_by
+    assert modules.get("ib-uverbs").used_by == ("rdma_ucm",)  # dashes and underscores are the same name
+    assert modules.get("bnxt_re") is None
+
+
+def test_lsmod_ocr_damaged_document_copy(output, parse_error) -> None:
+    parse_error(parse_lsmod, output("lsmod", "s1_grep_ocr.txt"), "expected '<module> <size> <use count>", "nvidia_drm 110592")
+
+
+def test_dkms_status_with_wrapped_remark(output) -> None:
+    entries = parse_dkms_status(output("dkms-status", "s1_wrapped.txt"))
+    assert len(entries) == 6
+    assert {(e.module, e.kernel) for e in entries if e.status == "installed"} >= {("nvidia", "5.15.0-143-generic"), ("gdrdrv", "5.15.0-143-generic")}
+    peer = [e for e in entries if e.module == "netxtreme-peer-mem"]
+    assert peer[0].note == "Differences between built and installed modules"
+    assert peer[1].note == "Original modules exist" and peer[1].version == "234.0.154.08"
+
+
+def test_dkms_status_old_comma_format() -> None:
+    (entry,) = parse_dkms_status("amdgpu, 6.7.0-1787201.22.04, 5.15.0-102-generic, x86_64: installed\n")
+    assert (entry.module, entry.version, entry.status) == ("amdgpu", "6.7.0-1787201.22.04", "installed")
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [("Error! Could not locate dkms.conf file.\n", "expected '<module>/<version>"), ("   \n\n", "empty")],
+    ids=["error-message", "blank"],
+)
+def test_malformed_dkms_status(parse_error, text: str, fragment: str) -> None:
+    parse_error(parse_dkms_status, text, "dkms-status", fragment)
+
+
+@pytest.mark.parametrize(
+    ("name", "symbol", "providers", "count"),
+    [("s0_peer_mem_ib_uverbs.txt", "ib_register_peer_memory_client", {"ib_uverbs"}, 7),
+     ("h200_nvidia_p2p.txt", "nvidia_p2p_get_pages", {"nvidia"}, 2)],
+    ids=["peer-mem-in-ib_uverbs", "nvidia-p2p"],
+)
+def test_kallsyms(output, name: str, symbol: str, providers: set[str], count: int) -> None:
+    symbols = parse_kallsyms(output("kallsyms", name))
+    assert len(symbols.symbols) == count
+    assert symbols.providers(symbol) == frozenset(providers)
+    assert symbols.providers("no_such_symbol") == frozenset()
+
+
+def test_kallsyms_kernel_image_symbol() -> None:
+    assert parse_kallsyms("ffffffff81000000 T _text\n").providers("_text") == frozenset({None})
+
+
+def test_malformed_kallsyms(parse_error) -> None:
+    parse_error(parse_kallsyms, "grep: /proc/kallsyms: Permission denied\n", "kallsyms", "expected '<address> <type> <symbol>")
