@@ -87,7 +87,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return  # only check-tagged tests are parametrized over the inventory
     session = _session(metafunc.config)
     if session is None:
-        raise pytest.UsageError(f"{metafunc.definition.nodeid} needs a cluster: pass --cluster=site.yaml")
+        return  # reported as a usage error once collection is complete (pytest_collection_modifyitems)
     if len(scopes) > 1:
         raise pytest.UsageError(f"{metafunc.definition.nodeid} takes several scope fixtures {scopes}; a check has one scope")
     scope = scopes[0]
@@ -114,6 +114,9 @@ def _target_of(item: pytest.Item) -> Any:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     session = _session(config)
     if session is None:
+        needing = [i.nodeid for i in items if _check_id(i) and any(s in getattr(i, "fixturenames", ()) for s in SCOPES)]
+        if needing:
+            raise pytest.UsageError(f"{len(needing)} checks (e.g. {needing[0]}) need a cluster: pass --cluster=site.yaml")
         return
     for item in items:
         scope, target = _target_of(item)

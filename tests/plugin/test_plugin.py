@@ -33,7 +33,7 @@ def test_replay_passes_and_fails_with_measured_expected_source(site: Site) -> No
     result = site.run("--replay", str(site.recording), "-rA")
     result.assert_outcomes(passed=2, failed=2)
     out = result.stdout.str()
-    assert "HOST-002" in out and "numa_balancing = 1" in out and "expected == 0" in out and "S0 2.6 item 15" in out
+    assert "HOST-002" in out and "numa_balancing = 1" in out and "expected: == 0" in out and "S0 2.6 item 15" in out
     assert "mtu = 1500 bytes" in out
     records = {r["node_id"]: r for r in site.results()}
     numa = records["test_checks.py::test_numa[node02]"]
@@ -42,11 +42,11 @@ def test_replay_passes_and_fails_with_measured_expected_source(site: Site) -> No
 
 
 def test_platform_mismatch_is_skipped_with_reason(site: Site) -> None:
-    site.data["nodes"][1]["platform"] = {"gpu_vendor": "none"}
+    site.data["nodes"][1]["platform"] = {"nic_vendor": "other"}
     site.healthy_recording()
     result = site.run("--replay", str(site.recording), "-rs")
     result.assert_outcomes(passed=3, skipped=1)
-    assert "HOST-002 applies to amd/nvidia; node02 is" in result.stdout.str()
+    assert "LNK-005 applies to broadcom; node02/bnxt_re0 is amd/baremetal" in result.stdout.str()
 
 
 def test_missing_threshold_is_an_error_never_a_pass(site: Site) -> None:
