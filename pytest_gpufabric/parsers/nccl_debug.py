@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Optional
 
 from pytest_gpufabric.parsers.registry import parser
 from pytest_gpufabric.parsers.textutil import clean_lines, fail
@@ -51,17 +50,17 @@ class ChannelConnection:
     source_device: str
     target_rank: int
     target_device: str
-    direction: Optional[str]
+    direction: str | None
     transport: str
     kind: str
-    net_device: Optional[int]
+    net_device: int | None
 
 
 @dataclass(frozen=True)
 class NcclDebugInfo:
     """The NCCL facts of one NCCL_DEBUG=INFO output."""
 
-    nccl_version: Optional[str]
+    nccl_version: str | None
     ib_devices: tuple[NetDevice, ...]
     ib_no_device: bool
     socket_interfaces: tuple[str, ...]
@@ -69,7 +68,7 @@ class NcclDebugInfo:
     warnings: tuple[str, ...]
 
 
-def _classify(transport: str) -> tuple[str, Optional[int]]:
+def _classify(transport: str) -> tuple[str, int | None]:
     net = re.match(r"NET/(IB|Socket|[A-Za-z]+)/(\d+)", transport)
     if net:
         if net.group(1) == "IB":
@@ -85,7 +84,7 @@ def _classify(transport: str) -> tuple[str, Optional[int]]:
 def parse_nccl_debug(text: str) -> NcclDebugInfo:
     """Parse the NCCL INFO/WARN lines of an output; ParseError when it holds none."""
     lines = clean_lines(TOOL, text)
-    version: Optional[str] = None
+    version: str | None = None
     ib_devices: dict[tuple[int, str, int, str], NetDevice] = {}
     ib_none = False
     sockets: list[str] = []
@@ -142,7 +141,7 @@ def channels_without_gdrdma(info: NcclDebugInfo) -> tuple[ChannelConnection, ...
     return tuple(c for c in network_channels(info) if c.kind != "net_ib_gdrdma")
 
 
-def all_network_channels_use_gdrdma(info: NcclDebugInfo) -> Optional[bool]:
+def all_network_channels_use_gdrdma(info: NcclDebugInfo) -> bool | None:
     """True/False for COLL-004; None when the output has no network channel line to judge."""
     net = network_channels(info)
     if not net:

@@ -11,9 +11,10 @@ skipped; a row that starts with a digit but does not fit the header is a ParseEr
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any
 
 from pytest_gpufabric.errors import MeasurementMissing
 from pytest_gpufabric.parsers.registry import parser
@@ -41,7 +42,7 @@ class RankDevice:
     """One ``# Rank`` line: which process and GPU a rank ran on."""
 
     rank: int
-    group: Optional[int]
+    group: int | None
     pid: int
     host: str
     device: int
@@ -56,7 +57,7 @@ class Measurement:
     time_us: float
     algbw_gbs: float
     busbw_gbs: float
-    wrong: Optional[int]
+    wrong: int | None
 
 
 @dataclass(frozen=True)
@@ -66,29 +67,29 @@ class SizeRow:
     size_bytes: int
     count: int
     datatype: str
-    redop: Optional[str]
-    root: Optional[int]
+    redop: str | None
+    root: int | None
     out_of_place: Measurement
-    in_place: Optional[Measurement]
+    in_place: Measurement | None
 
 
 @dataclass(frozen=True)
 class NcclTestsResult:
     """One ``*_perf`` run. Fields a layout does not print are None (never guessed)."""
 
-    collective: Optional[str]
-    tests_version: Optional[str]
-    nccl_version: Optional[str]
-    nthreads: Optional[int]
-    ngpus: Optional[int]
-    min_bytes: Optional[int]
-    max_bytes: Optional[int]
-    validation: Optional[bool]
+    collective: str | None
+    tests_version: str | None
+    nccl_version: str | None
+    nthreads: int | None
+    ngpus: int | None
+    min_bytes: int | None
+    max_bytes: int | None
+    validation: bool | None
     devices: tuple[RankDevice, ...]
     rows: tuple[SizeRow, ...]
-    out_of_bounds: Optional[int]
-    out_of_bounds_ok: Optional[bool]
-    avg_busbw_gbs: Optional[float]
+    out_of_bounds: int | None
+    out_of_bounds_ok: bool | None
+    avg_busbw_gbs: float | None
 
 
 def _number(value: str, what: str) -> float:
@@ -96,7 +97,7 @@ def _number(value: str, what: str) -> float:
         number = float(value)
     except ValueError:
         fail(TOOL, f"{what}: expected a number, found {value!r}")
-    if number != number or number in (float("inf"), float("-inf")):
+    if not math.isfinite(number):
         fail(TOOL, f"{what}: expected a finite number, found {value!r}")
     return number
 
@@ -107,7 +108,7 @@ def _integer(value: str, what: str) -> int:
     return int(value)
 
 
-def _wrong(value: str) -> Optional[int]:
+def _wrong(value: str) -> int | None:
     if value == "N/A":
         return None
     # nccl-tests marks an error count over its threshold with asterisks.
@@ -126,7 +127,7 @@ def _row(line: str, groups: int) -> SizeRow:
         fail(TOOL, f"row {line.strip()!r} does not match the column header "
                    f"(size count type [redop] [root], then {groups} x time algbw busbw #wrong)")
     size, count, datatype, *rest = prefix
-    root: Optional[int] = None
+    root: int | None = None
     if rest and re.fullmatch(r"-?\d+", rest[-1]):
         root = int(rest.pop())
     if len(rest) > 1:
@@ -244,7 +245,7 @@ def _json_measurement(data: Any, where: str) -> Measurement:
         fail(JSON_TOOL, f"{where}: expected an object")
     wrong = data.get("nwrong")
     if isinstance(wrong, str) and wrong.strip() == "N/A" or wrong is None and "nwrong" in data:
-        wrong_count: Optional[int] = None
+        wrong_count: int | None = None
     else:
         number = _json_field(data, "nwrong", float, where)
         if number < 0 or number != int(number):

@@ -8,9 +8,9 @@ and ``-f`` (full statistics) runs, share this parser.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
-from typing import Optional
 
 from pytest_gpufabric.errors import MeasurementMissing
 from pytest_gpufabric.parsers.registry import parser
@@ -30,7 +30,7 @@ class OsuColumn:
     """One value column: its header text and the unit it states (None for counts such as Iterations)."""
 
     name: str
-    unit: Optional[str]
+    unit: str | None
 
 
 @dataclass(frozen=True)
@@ -46,12 +46,12 @@ class OsuResult:
     """One OSU benchmark run: title, version, notes (datatype, buffers, pairs), columns and rows."""
 
     title: str
-    version: Optional[str]
+    version: str | None
     notes: tuple[str, ...]
     columns: tuple[OsuColumn, ...]
     rows: tuple[OsuRow, ...]
 
-    def column_index(self, name: Optional[str] = None) -> int:
+    def column_index(self, name: str | None = None) -> int:
         """Index of the column whose name starts with ``name`` (default: the first column)."""
         if name is None:
             return 0
@@ -81,7 +81,7 @@ def _row(line: str, width: int) -> OsuRow:
             value = float(raw)
         except ValueError:
             fail(TOOL, f"row {line.strip()!r}: {raw!r} is not a number")
-        if value != value or value in (float("inf"), float("-inf")):
+        if not math.isfinite(value):
             fail(TOOL, f"row {line.strip()!r}: {raw!r} is not a finite number")
         values.append(value)
     return OsuRow(int(fields[0]), tuple(values))
@@ -91,7 +91,7 @@ def _row(line: str, width: int) -> OsuRow:
 def parse_osu(text: str) -> OsuResult:
     """Parse the output of one OSU micro-benchmark (rank 0's stdout)."""
     lines = [line.strip() for line in clean_lines(TOOL, text)]
-    title: Optional[re.Match[str]] = None
+    title: re.Match[str] | None = None
     notes: list[str] = []
     columns: list[OsuColumn] = []
     rows: list[OsuRow] = []
@@ -122,7 +122,7 @@ def parse_osu(text: str) -> OsuResult:
     return OsuResult(title.group(1), title.group(2), tuple(notes), tuple(columns), tuple(rows))
 
 
-def value_at(result: OsuResult, size_bytes: int, column: Optional[str] = None) -> float:
+def value_at(result: OsuResult, size_bytes: int, column: str | None = None) -> float:
     """The value of ``column`` (default: the first) at ``size_bytes``; MeasurementMissing when absent."""
     index = result.column_index(column)
     for row in result.rows:
@@ -132,7 +132,7 @@ def value_at(result: OsuResult, size_bytes: int, column: Optional[str] = None) -
                              f"(sizes {result.rows[0].size_bytes}..{result.rows[-1].size_bytes})")
 
 
-def max_value(result: OsuResult, column: Optional[str] = None) -> tuple[int, float]:
+def max_value(result: OsuResult, column: str | None = None) -> tuple[int, float]:
     """(size, value) where ``column`` (default: the first) is highest, e.g. peak bandwidth."""
     index = result.column_index(column)
     best = max(result.rows, key=lambda row: row.values[index])

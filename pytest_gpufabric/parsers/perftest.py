@@ -10,9 +10,9 @@ complete table nor a recognised error is a ParseError (truncated or not perftest
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
-from typing import Optional
 
 from pytest_gpufabric.errors import MeasurementMissing
 from pytest_gpufabric.parsers.registry import parser
@@ -46,8 +46,8 @@ class PerftestError:
 
     kind: str
     line: str
-    status: Optional[int] = None
-    syndrome: Optional[str] = None
+    status: int | None = None
+    syndrome: str | None = None
 
 
 @dataclass(frozen=True)
@@ -56,9 +56,9 @@ class GpuMemory:
 
     runtime: str
     device_id: int
-    name: Optional[str]
-    pci_bus_id: Optional[str]
-    allocated_bytes: Optional[int]
+    name: str | None
+    pci_bus_id: str | None
+    allocated_bytes: int | None
 
 
 @dataclass(frozen=True)
@@ -78,13 +78,13 @@ class LatencyRow:
 
     bytes: int
     iterations: int
-    t_min: Optional[float]
-    t_max: Optional[float]
-    t_typical: Optional[float]
-    t_avg: Optional[float]
-    t_stdev: Optional[float]
-    p99: Optional[float]
-    p99_9: Optional[float]
+    t_min: float | None
+    t_max: float | None
+    t_typical: float | None
+    t_avg: float | None
+    t_stdev: float | None
+    p99: float | None
+    p99_9: float | None
 
 
 @dataclass(frozen=True)
@@ -95,18 +95,18 @@ class PerftestResult:
     "Gb/sec" or "MB/sec" for bandwidth tables. ``settings`` keeps every header ``key : value`` pair.
     """
 
-    test: Optional[str]
+    test: str | None
     bidirectional: bool
-    kind: Optional[str]
-    bw_unit: Optional[str]
-    device: Optional[str]
-    num_qps: Optional[int]
-    transport: Optional[str]
-    connection: Optional[str]
-    mtu_bytes: Optional[int]
-    link_type: Optional[str]
-    gid_index: Optional[int]
-    gpu_memory: Optional[GpuMemory]
+    kind: str | None
+    bw_unit: str | None
+    device: str | None
+    num_qps: int | None
+    transport: str | None
+    connection: str | None
+    mtu_bytes: int | None
+    link_type: str | None
+    gid_index: int | None
+    gpu_memory: GpuMemory | None
     settings: tuple[tuple[str, str], ...]
     bandwidth_rows: tuple[BandwidthRow, ...]
     latency_rows: tuple[LatencyRow, ...]
@@ -116,7 +116,7 @@ class PerftestResult:
     def failed(self) -> bool:
         return bool(self.errors)
 
-    def setting(self, key: str) -> Optional[str]:
+    def setting(self, key: str) -> str | None:
         """The header value of ``key`` (e.g. "Use ROCm memory"), or None when the header lacks it."""
         for name, value in self.settings:
             if name == key:
@@ -124,7 +124,7 @@ class PerftestResult:
         return None
 
 
-def _classify_error(line: str) -> Optional[PerftestError]:
+def _classify_error(line: str) -> PerftestError | None:
     text = line.strip()
     match = COMPLETION_ERROR.search(text)
     if match:
@@ -140,7 +140,7 @@ def _classify_error(line: str) -> Optional[PerftestError]:
     return None
 
 
-def _int_setting(settings: dict[str, str], key: str) -> Optional[int]:
+def _int_setting(settings: dict[str, str], key: str) -> int | None:
     value = settings.get(key)
     if value is None:
         return None
@@ -168,7 +168,7 @@ def _to_float(value: str, what: str) -> float:
         number = float(value)
     except ValueError:
         fail(TOOL, f"{what}: expected a number, found {value!r}")
-    if number != number or number in (float("inf"), float("-inf")):
+    if not math.isfinite(number):
         fail(TOOL, f"{what}: expected a finite number, found {value!r}")
     return number
 
@@ -192,15 +192,15 @@ LATENCY_FIELDS = {"t_min": "t_min", "t_max": "t_max", "t_typical": "t_typical", 
 
 def _latency_row(line: str, columns: list[str]) -> LatencyRow:
     fields = _numbers(line, 2 + len(columns), "latency")
-    values: dict[str, Optional[float]] = {name: None for name in LATENCY_FIELDS.values()}
+    values: dict[str, float | None] = {name: None for name in LATENCY_FIELDS.values()}
     for column, raw in zip(columns, fields[2:]):
         values[LATENCY_FIELDS[column]] = _to_float(raw, f"{column}[usec]")
     return LatencyRow(bytes=_to_int(fields[0], "#bytes"), iterations=_to_int(fields[1], "#iterations"), **values)
 
 
-def _gpu_memory(lines: list[str]) -> Optional[GpuMemory]:
-    device: Optional[re.Match[str]] = None
-    allocated: Optional[int] = None
+def _gpu_memory(lines: list[str]) -> GpuMemory | None:
+    device: re.Match[str] | None = None
+    allocated: int | None = None
     for line in lines:
         device = device or GPU_DEVICE.match(line)
         buffer = GPU_BUFFER.match(line)
@@ -217,13 +217,13 @@ def _gpu_memory(lines: list[str]) -> Optional[GpuMemory]:
 def parse_perftest(text: str) -> PerftestResult:
     """Parse one perftest output (client or server side)."""
     lines = clean_lines(TOOL, text)
-    test: Optional[str] = None
+    test: str | None = None
     settings: list[tuple[str, str]] = []
     errors: list[PerftestError] = []
     bw_rows: list[BandwidthRow] = []
     lat_rows: list[LatencyRow] = []
-    kind: Optional[str] = None
-    unit: Optional[str] = None
+    kind: str | None = None
+    unit: str | None = None
     lat_columns: list[str] = []
     in_table = False
     table_closed = False
@@ -293,7 +293,7 @@ def parse_perftest(text: str) -> PerftestResult:
 ERROR_PRIORITY = ("completion", "port_in_use", "connection", "no_device", "failure")
 
 
-def primary_error(result: PerftestResult) -> Optional[PerftestError]:
+def primary_error(result: PerftestResult) -> PerftestError | None:
     """The most telling error of a failed run (a completion status before a generic "Failed to ...")."""
     if not result.errors:
         return None
@@ -337,7 +337,7 @@ def average_bw_at(result: PerftestResult, size_bytes: int, unit: str = "Gb/sec")
                              f"(sizes {rows[0].bytes}..{rows[-1].bytes})")
 
 
-def typical_latency_us(result: PerftestResult, size_bytes: Optional[int] = None) -> float:
+def typical_latency_us(result: PerftestResult, size_bytes: int | None = None) -> float:
     """``t_typical`` in microseconds at ``size_bytes`` (default: the only or smallest size)."""
     _raise_if_failed(result)
     rows = [row for row in result.latency_rows if size_bytes is None or row.bytes == size_bytes]

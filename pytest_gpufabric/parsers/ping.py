@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Optional
 
 from pytest_gpufabric.parsers.registry import parser
 from pytest_gpufabric.parsers.textutil import clean_lines, fail
@@ -30,20 +29,20 @@ ERROR_LINE = re.compile(r"^(?:ping: .+|From \S+ (?:icmp_seq=\d+ )?.+)$")
 class PingResult:
     """One ping run. Counts and loss are None only when ping stopped before sending (see fatal_error)."""
 
-    destination: Optional[str]
-    source: Optional[str]
-    payload_bytes: Optional[int]
-    transmitted: Optional[int]
-    received: Optional[int]
-    errors: Optional[int]
-    loss_percent: Optional[float]
-    rtt_min_ms: Optional[float]
-    rtt_avg_ms: Optional[float]
-    rtt_max_ms: Optional[float]
-    rtt_mdev_ms: Optional[float]
+    destination: str | None
+    source: str | None
+    payload_bytes: int | None
+    transmitted: int | None
+    received: int | None
+    errors: int | None
+    loss_percent: float | None
+    rtt_min_ms: float | None
+    rtt_avg_ms: float | None
+    rtt_max_ms: float | None
+    rtt_mdev_ms: float | None
     error_messages: tuple[str, ...]
-    path_mtu: Optional[int]
-    fatal_error: Optional[str]
+    path_mtu: int | None
+    fatal_error: str | None
 
     @property
     def all_replies_received(self) -> bool:
@@ -51,7 +50,7 @@ class PingResult:
         return self.fatal_error is None and bool(self.transmitted) and self.loss_percent == 0.0
 
 
-def _path_mtu(messages: list[str]) -> Optional[int]:
+def _path_mtu(messages: list[str]) -> int | None:
     for message in messages:
         match = FRAG_NEEDED.search(message) or LOCAL_MTU.search(message)
         if match:

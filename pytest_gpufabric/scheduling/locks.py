@@ -15,7 +15,6 @@ import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Optional
 
 from filelock import FileLock, Timeout
 
@@ -27,7 +26,7 @@ UNSAFE_CHARS = re.compile(r"[^A-Za-z0-9_.-]+")
 class ResourceLockTimeout(GpufabricError):
     """A resource stayed busy longer than the lock timeout."""
 
-    def __init__(self, resource: str, timeout_s: float, holder: Optional[str]) -> None:
+    def __init__(self, resource: str, timeout_s: float, holder: str | None) -> None:
         held = f" (held by {holder})" if holder else ""
         super().__init__(f"resource {resource!r} still in use after {timeout_s:g} s{held}")
         self.resource = resource
@@ -55,7 +54,7 @@ class ResourceLocks:
         lock = self.lock_dir / lock_file_name(resource)
         return lock, lock.with_suffix(".holder")
 
-    def _holder(self, resource: str) -> Optional[str]:
+    def _holder(self, resource: str) -> str | None:
         try:
             return self._paths(resource)[1].read_text(encoding="utf-8").strip() or None
         except OSError:

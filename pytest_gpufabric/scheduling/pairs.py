@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from typing import Optional, TypeVar
+from typing import TypeVar
 
 from pytest_gpufabric.errors import UsageError
 from pytest_gpufabric.scheduling.rounds import circle_rounds
@@ -54,9 +54,9 @@ def explicit_pairs(members: Sequence[Member], pairs: Iterable[tuple[Member, Memb
     return chosen
 
 
-def select_pairs(policy: str, members: Sequence[Member], *, rounds: Optional[int] = None,
-                 switch_of: Optional[Mapping[Member, str]] = None,
-                 pairs: Optional[Iterable[tuple[Member, Member]]] = None) -> list[tuple[Member, Member]]:
+def select_pairs(policy: str, members: Sequence[Member], *, rounds: int | None = None,
+                 switch_of: Mapping[Member, str] | None = None,
+                 pairs: Iterable[tuple[Member, Member]] | None = None) -> list[tuple[Member, Member]]:
     """Dispatch on the policy name: "all", "round-robin" (needs rounds), "same-leaf" (needs switch_of), "explicit" (needs pairs)."""
     if policy == "all":
         return all_pairs(members)

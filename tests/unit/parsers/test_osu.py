@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
@@ -36,7 +36,7 @@ def test_registered() -> None:
                  ["Avg Latency(us)", "Min Latency(us)", "Max Latency(us)", "Iterations"], ["us", "us", "us", None],
                  19, 262144, id="osu_allgather-full"),
 ])
-def test_tables(output: Output, name: str, title: str, columns: list[str], units: list[Optional[str]], rows: int,
+def test_tables(output: Output, name: str, title: str, columns: list[str], units: list[str | None], rows: int,
                 last_size: int) -> None:
     result = parse_osu(output("osu", name))
     assert (result.title, result.version) == (title, "7.4")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
@@ -178,32 +178,36 @@ def test_not_perftest(text: str) -> None:
         parse_perftest(text)
 
 
+# A latency row laid out like perftest's report (values chosen for the test, not measured).
+LAT_ROW = " 2       1000          2.10           9.45         2.18               2.20             0.08            2.51                    9.45"
+
+
 def test_latency_table_layout() -> None:
-    result = parse_perftest(latency_output([" 2       1000          1.76           6.12         1.79"
-                                            "                1.80             0.06            1.88"
-                                            "                    6.12"]))
+    result = parse_perftest(latency_output([LAT_ROW]))
     assert result.kind == "lat" and result.bw_unit is None
     [row] = result.latency_rows
-    assert (row.bytes, row.iterations, row.t_min, row.t_max, row.t_typical) == (2, 1000, 1.76, 6.12, 1.79)
-    assert (row.t_avg, row.t_stdev, row.p99, row.p99_9) == (1.80, 0.06, 1.88, 6.12)
-    assert typical_latency_us(result) == 1.79
-    assert typical_latency_us(result, 2) == 1.79
+    assert (row.bytes, row.iterations, row.t_min, row.t_max, row.t_typical) == (2, 1000, 2.10, 9.45, 2.18)
+    assert (row.t_avg, row.t_stdev, row.p99, row.p99_9) == (2.20, 0.08, 2.51, 9.45)
+    assert typical_latency_us(result) == 2.18
+    assert typical_latency_us(result, 2) == 2.18
     with pytest.raises(MeasurementMissing, match="no latency row for 64 bytes"):
         typical_latency_us(result, 64)
 
 
 def test_latency_table_skips_cpu_frequency_warning() -> None:
-    rows = ["Conflicting CPU frequency values detected: 2400.000000 != 1873.463000. CPU Frequency is not max.",
-            " 2       1000          1.76           6.12         1.79                1.80             0.06"
-            "            1.88                    6.12"]
-    assert len(parse_perftest(latency_output(rows)).latency_rows) == 1
+    warning = "Conflicting CPU frequency values detected: 3000.000000 != 1500.000000. CPU Frequency is not max."
+    assert len(parse_perftest(latency_output([warning, LAT_ROW])).latency_rows) == 1
+
+
+def test_latency_row_not_matching_header_refused(parse_error: Callable[..., ParseError]) -> None:
+    parse_error(parse_perftest, latency_output([LAT_ROW + "   3.00"]), "expected 9 columns, found 10")
 
 
 def test_short_latency_header_leaves_columns_empty() -> None:
     header = " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]"
-    result = parse_perftest(latency_output([" 2       1000          1.85           28.40          2.05"], header))
+    result = parse_perftest(latency_output([" 2       1000          2.10           9.45          2.18"], header))
     [row] = result.latency_rows
-    assert (row.t_typical, row.t_avg, row.p99) == (2.05, None, None)
+    assert (row.t_typical, row.t_avg, row.p99) == (2.18, None, None)
 
 
 @given(text=st.lists(st.sampled_from(list("0123456789.:- \n#[]") + [

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable, Optional
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
@@ -55,7 +55,7 @@ def test_no_rtt_when_nothing_came_back(output: Output) -> None:
                  "From 10.98.1.254 icmp_seq=1 Frag needed and DF set (mtu = 1500)", id="frag-needed"),
     pytest.param("netns-peer-mtu1500-loss.txt", None, 0, "ping: sendmsg: No buffer space available", id="no-buffer"),
 ])
-def test_error_messages_and_path_mtu(output: Output, name: str, mtu: Optional[int], errors: int,
+def test_error_messages_and_path_mtu(output: Output, name: str, mtu: int | None, errors: int,
                                      first_message: str) -> None:
     result = parse_ping(output("ping", name))
     assert result.path_mtu == mtu

@@ -118,9 +118,10 @@ def test_timeout_names_the_resource_and_its_holder(tmp_path: Path) -> None:
         assert held.wait(10)
         locks = ResourceLocks(lock_dir, timeout_s=0.3)
         began = time.monotonic()
-        with pytest.raises(ResourceLockTimeout) as caught:
-            with locks.hold(["node03/bnxt_re0", "node02/bnxt_re0"], owner="node02/bnxt_re0->node03/bnxt_re0"):
-                pytest.fail("the lock was held by another process")
+        owner = "node02/bnxt_re0->node03/bnxt_re0"
+        with pytest.raises(ResourceLockTimeout) as caught, locks.hold(["node03/bnxt_re0", "node02/bnxt_re0"],
+                                                                     owner=owner):
+            pytest.fail("the lock was held by another process")
         assert time.monotonic() - began < 5
         assert caught.value.resource == "node02/bnxt_re0"
         assert "node02/bnxt_re0" in str(caught.value)

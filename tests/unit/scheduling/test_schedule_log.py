@@ -45,9 +45,8 @@ def test_concurrent_appends_give_whole_lines(tmp_path: Path) -> None:
 
 def test_span_records_even_when_the_body_fails(tmp_path: Path) -> None:
     log = ScheduleLog(tmp_path / "schedule.jsonl")
-    with pytest.raises(RuntimeError):
-        with log.span("node01->node02", ["node02/nic", "node01/nic", "node01/nic"], "gw1"):
-            raise RuntimeError("test failed")
+    with pytest.raises(RuntimeError), log.span("node01->node02", ["node02/nic", "node01/nic", "node01/nic"], "gw1"):
+        raise RuntimeError("test failed")
     [entry] = log.read()
     assert (entry.item, entry.resources, entry.worker) == ("node01->node02", ("node01/nic", "node02/nic"), "gw1")
     assert entry.end >= entry.start
@@ -62,8 +61,10 @@ def test_end_before_start_refused(tmp_path: Path) -> None:
         ScheduleLog(tmp_path / "s.jsonl").append(record("x", ("a",), 2.0, 1.0))
 
 
-@pytest.mark.parametrize("line", ['{"item": "x"}', "not json", '{"item": "x", "resources": 5, "start": 1, "end": 2, '
-                                  '"worker": "w"}'], ids=["missing-keys", "not-json", "resources-not-list"])
+BAD_RESOURCES = '{"item": "x", "resources": 5, "start": 1, "end": 2, "worker": "w"}'
+
+
+@pytest.mark.parametrize("line", ['{"item": "x"}', "not json", BAD_RESOURCES], ids=["missing-keys", "not-json", "resources-not-list"])
 def test_bad_lines_named(line: str) -> None:
     with pytest.raises(ScheduleLogError, match="line 2"):
         parse_schedule_lines(["", line])
