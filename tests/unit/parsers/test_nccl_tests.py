@@ -266,3 +266,12 @@ def test_arbitrary_text_raises_only_parse_error(text: str) -> None:
         parse_nccl_tests(text)
     except ParseError:
         pass
+
+
+def test_facts_are_plain_data_for_xdist(output: Output) -> None:
+    from pytest_gpufabric.parsers.registry import to_plain
+
+    result = parse_nccl_tests(output("nccl-tests", S4))
+    plain = json.loads(json.dumps(to_plain(result)))
+    assert plain["rows"][-1]["in_place"]["busbw_gbs"] == 367.51
+    assert plain["devices"][0]["name"] == "AMD Instinct MI350X"

@@ -219,3 +219,13 @@ def test_arbitrary_text_raises_only_parse_error(text: str) -> None:
         parse_perftest(text)
     except ParseError:
         pass
+
+
+def test_facts_are_plain_data_for_xdist(output: Output) -> None:
+    import json
+
+    from pytest_gpufabric.parsers.registry import to_plain
+
+    plain = json.loads(json.dumps(to_plain(parse_perftest(output("perftest", S0_STATUS_12)))))
+    assert plain["errors"][1] == {"kind": "completion", "line": "Failed status 12: wr_id 0 syndrom 0xa",
+                                  "status": 12, "syndrome": "0xa"}
