@@ -103,6 +103,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except GpufabricError as exc:
         print(f"gpufabric: {exc}", file=sys.stderr)
         return EXIT_FAIL
+    except BrokenPipeError:  # output piped into head & co.
+        sys.stderr.close()
+        return EXIT_OK
 
 
 if __name__ == "__main__":
