@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pytest_gpufabric.parsers import (
     bnxt_re_conf,
+    cuda_samples,
     dmesg,
     esxcli,
     ethtool,
@@ -26,6 +27,6 @@ from pytest_gpufabric.parsers import (
 )
 
 MODULES = (
-    bnxt_re_conf, dmesg, esxcli, ethtool, gdrcopy, ibverbs, ip, kallsyms, kernel_cmdline, kmod, lspci, meminfo,
+    bnxt_re_conf, cuda_samples, dmesg, esxcli, ethtool, gdrcopy, ibverbs, ip, kallsyms, kernel_cmdline, kmod, lspci, meminfo,
     niccli, nvidia_smi, packages, pci_path, rdma, rocm_smi, sysctl, vmware,
 )

@@ -95,8 +95,14 @@ def parse_ip_link(text: str) -> Links:
 
 @dataclass(frozen=True)
 class InterfaceAddresses:
+    """Addresses as printed (``192.0.2.2/24``, validated); plain strings keep the facts JSON-ready."""
+
     name: str
-    addresses: tuple[IPv4Interface, ...]
+    addresses: tuple[str, ...]
+
+    @property
+    def ipv4(self) -> tuple[IPv4Interface, ...]:
+        return tuple(IPv4Interface(address) for address in self.addresses)
 
 
 @dataclass(frozen=True)
@@ -106,12 +112,12 @@ class Addresses:
     interfaces: tuple[InterfaceAddresses, ...]
 
     def of(self, name: str) -> tuple[IPv4Interface, ...]:
-        return next((entry.addresses for entry in self.interfaces if entry.name == name), ())
+        return next((entry.ipv4 for entry in self.interfaces if entry.name == name), ())
 
 
 @parser(ADDR_TOOL, "ip -o -4 addr show (or 'inet' lines of ip addr): IPv4 interfaces per device")
 def parse_ip_addr(text: str) -> Addresses:
-    found: dict[str, list[IPv4Interface]] = {}
+    found: dict[str, list[str]] = {}
     for line in clean_lines(ADDR_TOOL, text):
         inet = INET.search(line)
         if not inet:
@@ -127,7 +133,7 @@ def parse_ip_addr(text: str) -> Addresses:
             fail(ADDR_TOOL, f"{name}: {inet.group(1)!r} is not IPv4")
         if "/" not in inet.group(1):
             fail(ADDR_TOOL, f"{name}: {inet.group(1)!r} has no prefix length")
-        found.setdefault(name, []).append(address)
+        found.setdefault(name, []).append(str(address))
     if not found:
         fail(ADDR_TOOL, "no 'inet <address>/<prefix>' line")
     return Addresses(tuple(InterfaceAddresses(name, tuple(addrs)) for name, addrs in found.items()))
@@ -182,21 +188,25 @@ class Route:
     """One route: destination (``default`` or a prefix), gateway, device, source and the whole line."""
 
     destination: str
-    gateway: Optional[IPv4Address]
+    gateway: Optional[str]  # validated IPv4 address, as printed
     device: Optional[str]
-    source: Optional[IPv4Address]
+    source: Optional[str]
     text: str
+
+    @property
+    def gateway_address(self) -> Optional[IPv4Address]:
+        return IPv4Address(self.gateway) if self.gateway else None
 
     @property
     def is_default(self) -> bool:
         return self.destination in ("default", "0.0.0.0/0")
 
 
-def _address(tool: str, value: Optional[str], what: str) -> Optional[IPv4Address]:
+def _address(tool: str, value: Optional[str], what: str) -> Optional[str]:
     if value is None:
         return None
     try:
-        return IPv4Address(value)
+        return str(IPv4Address(value))
     except ValueError:
         fail(tool, f"{what} {value!r} is not an IPv4 address")
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from pytest_gpufabric.parsers.registry import parser
-from pytest_gpufabric.parsers.textutil import clean_lines, fail, parse_int
+from pytest_gpufabric.parsers.textutil import clean_lines, fail
 
 MODINFO_TOOL = "modinfo"
 LSMOD_TOOL = "lsmod"

@@ -64,12 +64,3 @@ def parse_float(tool: str, value: str, what: str) -> float:
     except ValueError:
         fail(tool, f"{what}: expected a number, found {value.strip()!r}")
 
-
-def key_value_lines(lines: list[str], separator: str = ":") -> dict[str, str]:
-    """``key<sep> value`` lines as a dict (first occurrence wins); other lines are ignored."""
-    pairs: dict[str, str] = {}
-    for line in lines:
-        key, sep, value = line.partition(separator)
-        if sep and key.strip():
-            pairs.setdefault(key.strip(), value.strip())
-    return pairs

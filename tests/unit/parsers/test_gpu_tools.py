@@ -104,13 +104,13 @@ def test_malformed_nvlink(parse_error, text: str, fragment: str) -> None:
 
 
 def test_fabric_state_of_every_gpu(output) -> None:
-    fabrics = parse_nvidia_smi_fabric(output("nvidia-smi-q", "h200x2_q.txt"))
+    fabrics = parse_nvidia_smi_fabric(output("nvidia-smi-q-fabric", "h200x2_q.txt"))
     assert [(f.bus_id, f.state, f.status) for f in fabrics] == [
         ("0000:00:06.0", "Completed", "Success"), ("0000:00:07.0", "Completed", "Success")]
 
 
 def test_fabric_section_flattened_by_the_document_reports_missing_fields(output) -> None:
-    (fabric,) = parse_nvidia_smi_fabric(output("nvidia-smi-q", "s1_grep_fabric_ocr.txt"))
+    (fabric,) = parse_nvidia_smi_fabric(output("nvidia-smi-q-fabric", "s1_grep_fabric_ocr.txt"))
     assert (fabric.bus_id, fabric.state, fabric.status) == (None, None, None)
 
 
@@ -119,7 +119,7 @@ def test_fabric_missing(parse_error) -> None:
 
 
 def test_query_gpu(output) -> None:
-    rows = parse_nvidia_smi_query(output("nvidia-smi-query", "h200x2_index_busid_name_driver.txt"))
+    rows = parse_nvidia_smi_query(output("nvidia-smi-query-gpu", "h200x2_index_busid_name_driver.txt"))
     assert [(row.index, row.bus_id) for row in rows] == [(0, "0000:00:06.0"), (1, "0000:00:07.0")]
     assert rows[0].values["driver_version"] == "580.159.04"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_gpufabric.parsers.cuda_samples import parse_device_query
 from pytest_gpufabric.parsers.esxcli import parse_esxcli_kernel_settings
 from pytest_gpufabric.parsers.gdrcopy import parse_gdrcopy_sanity
 from pytest_gpufabric.parsers.meminfo import parse_meminfo
@@ -112,3 +113,19 @@ def test_vmx_settings(output) -> None:
 
 def test_vmx_settings_document_bullets_are_rejected(output, parse_error) -> None:
     parse_error(parse_vmx_settings, output("vmx-settings", "s1_advanced_settings_bullets.txt"), "expected 'key = \"value\"'")
+
+
+def test_device_query_failure_without_fabric_manager(output) -> None:
+    result = parse_device_query(output("device-query", "s1_fabric_manager_not_running.txt"))
+    assert not result.passed and result.device_count is None
+    assert result.errors == ("cudaGetDeviceCount returned 862", "-> system not yet initialized")  # 862: the document's OCR of 802
+
+
+def test_device_query_truncated_before_result(output, parse_error) -> None:
+    parse_error(parse_device_query, output("device-query", "cudaminer_issue57_truncated.txt"), "device-query", "truncated output")
+
+
+def test_device_query_pass_summary() -> None:
+    text = 'Detected 2 CUDA Capable device(s)\n\nDevice 0: "NVIDIA H200"\n\nDevice 1: "NVIDIA H200"\n\nResult = PASS\n'
+    result = parse_device_query(text)
+    assert result.passed and result.device_count == 2 and result.device_names == ("NVIDIA H200", "NVIDIA H200")

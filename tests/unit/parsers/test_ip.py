@@ -109,14 +109,15 @@ def test_ip_rule_malformed(parse_error, text: str, fragment: str) -> None:
 )
 def test_ip_route_default_per_table(output, name: str, gateway: str, device: str) -> None:
     (route,) = parse_ip_route(output("ip-route", name))
-    assert route.is_default and route.gateway == IPv4Address(gateway) and route.device == device
+    assert route.is_default and route.gateway == gateway and route.device == device
+    assert route.gateway_address == IPv4Address(gateway)
 
 
 def test_ip_route_main_table(output) -> None:
     default, subnet = parse_ip_route(output("ip-route", "devhost_main.txt"))
     assert default.is_default and default.device == "eth0"
     assert subnet.destination == "192.0.2.0/24" and subnet.gateway is None
-    assert subnet.source == IPv4Address("192.0.2.2")
+    assert subnet.source == "192.0.2.2" and subnet.gateway_address is None
 
 
 @pytest.mark.parametrize(

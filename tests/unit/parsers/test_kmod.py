@@ -86,3 +86,9 @@ def test_kallsyms_kernel_image_symbol() -> None:
 
 def test_malformed_kallsyms(parse_error) -> None:
     parse_error(parse_kallsyms, "grep: /proc/kallsyms: Permission denied\n", "kallsyms", "expected '<address> <type> <symbol>")
+
+
+def test_lsmod_grep_without_header(output) -> None:
+    modules = parse_lsmod(output("lsmod", "quadrants_issue766_grep_nvidia.txt"))
+    assert modules.get("nvidia").used_by == ("nvidia_uvm", "nvidia_modeset") and modules.get("nvidia").used_count == 369
+    assert modules.get("nvidia_peermem") is None

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import OUTPUTS, read_output
 from pytest_gpufabric.errors import ParseError
 from pytest_gpufabric.parsers.all import MODULES
-from pytest_gpufabric.parsers.registry import PARSERS, ParserInfo
+from pytest_gpufabric.parsers.registry import PARSERS, ParserInfo, to_plain
 
 OWN_MODULES = {module.__name__ for module in MODULES}
 PARSER_INFOS = [info for info in PARSERS.tools() if info.func.__module__ in OWN_MODULES]
@@ -48,3 +51,26 @@ def test_arbitrary_text_raises_nothing_but_parse_error(info: ParserInfo, text: s
 def test_registry_lists_the_configuration_parsers() -> None:
     assert {"proc-cmdline", "proc-sys-value", "sysctl", "lspci-vvv", "sysfs-pci-path", "ip-link", "ip-addr",
             "ip-rule", "ip-route"} <= set(IDS)
+
+
+OUTPUT_DIRS = sorted(path for path in OUTPUTS.iterdir() if path.is_dir() and path.name in IDS)
+
+
+def test_every_output_folder_names_a_registered_parser() -> None:
+    own = {info.tool for info in PARSER_INFOS}
+    folders = {path.name for path in OUTPUTS.iterdir() if path.is_dir()}
+    assert own <= folders, f"parsers without real outputs: {sorted(own - folders)}"
+
+
+@pytest.mark.parametrize("folder", OUTPUT_DIRS, ids=[path.name for path in OUTPUT_DIRS])
+def test_real_outputs_give_json_facts_or_a_parse_error(folder) -> None:
+    func = PARSERS.get(folder.name).func
+    parsed = 0
+    for path in sorted(folder.iterdir()):
+        try:
+            facts = func(read_output(folder.name, path.name))
+        except ParseError:
+            continue
+        json.dumps(to_plain(facts))
+        parsed += 1
+    assert parsed, f"no output in {folder.name}/ parses"
