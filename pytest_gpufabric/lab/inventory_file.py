@@ -3,6 +3,7 @@ with their rail, gateway and source-routing table."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +20,10 @@ LAB_PLATFORM: dict[str, str] = {
 }
 
 
-def site_document(plan: LabPlan, *, profile: str, ssh_key: Path, known_hosts: Path) -> dict[str, Any]:
-    """The site.yaml content describing ``plan``."""
+def site_document(
+    plan: LabPlan, *, profile: str, ssh_key: Path, known_hosts: Path, speeds_gbps: Mapping[tuple[str, str], int]
+) -> dict[str, Any]:
+    """The site.yaml content describing ``plan``; ``speeds_gbps[(node, netdev)]`` as measured on the lab."""
     return {
         "version": 1,
         "site": f"lab-{plan.lab_id}",
@@ -39,6 +42,8 @@ def site_document(plan: LabPlan, *, profile: str, ssh_key: Path, known_hosts: Pa
                         "name": nic.name,
                         "netdev": nic.netdev,
                         "ipv4": str(nic.ipv4),
+                        "pci": nic.pci,
+                        "speed_gbps": speeds_gbps[(node.name, nic.netdev)],
                         "rail": nic.rail,
                         "gateway": str(nic.gateway),
                         "route_table": nic.route_table,

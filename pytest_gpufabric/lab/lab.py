@@ -242,8 +242,21 @@ class Lab:
 
     def write_inventory(self, path: Path, profile: str = "lab-linux") -> Path:
         """Write a site.yaml describing the lab (ssh as root with the lab's key and known_hosts)."""
-        document = site_document(self.plan, profile=profile, ssh_key=self.ssh_key, known_hosts=self.known_hosts)
+        document = site_document(
+            self.plan, profile=profile, ssh_key=self.ssh_key, known_hosts=self.known_hosts,
+            speeds_gbps={(node.name, nic.netdev): self.link_speed_gbps(node.index, nic.netdev)
+                         for node in self.nodes for nic in node.nics},
+        )  # fmt: skip
         return write_site_yaml(Path(path), document)
+
+    def link_speed_gbps(self, ref: NodeRef, netdev: str) -> int:
+        """The speed the kernel reports for ``netdev`` (/sys/class/net/NETDEV/speed, Mb/s) in Gb/s."""
+        node = self.node(ref)
+        done = self.exec_in(node.index, ["cat", f"/sys/class/net/{netdev}/speed"])
+        text = done.stdout.strip()
+        if done.returncode != 0 or not text.isdigit() or int(text) < 1000:
+            raise LabError(f"{node.name}/{netdev}: no usable link speed in sysfs ({text or done.stderr.strip()!r})")
+        return int(text) // 1000
 
     def ssh_argv(self, ref: NodeRef, command: str) -> list[str]:
         """An OpenSSH command line running ``command`` on the node, with strict host key checking."""

@@ -26,6 +26,7 @@ MAX_NODES = 64
 MAX_RAILS = 16
 LEAF_HOST = 254
 MGMT_ROOT_HOST = 254
+PLACEHOLDER_PCI_DOMAIN = "ffff"
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class NicPlan:
     gateway: IPv4Address
     route_table: int
     leaf_port: str  # interface name of the peer inside the leaf namespace
+    pci: str  # placeholder PCIe address in domain ffff (a veth has none; the inventory requires one)
 
 
 @dataclass(frozen=True)
@@ -131,6 +133,7 @@ def _plan_node(index: int, namespace: str, subnets: tuple[IPv4Network, ...], mgm
             gateway=subnet[LEAF_HOST],
             route_table=FIRST_ROUTE_TABLE + r,
             leaf_port=f"r{r}n{host}",
+            pci=f"{PLACEHOLDER_PCI_DOMAIN}:{r + 1:02x}:00.0",
         )
         for r, subnet in enumerate(subnets)
     )
