@@ -1,6 +1,6 @@
 """Threshold profiles: every expected value with its unit, comparison and source document.
 
-A profile lives in ``thresholds/<name>.yaml``::
+A profile lives in ``thresholds/<name>.yaml`` (optionally with fragments in ``thresholds/<name>.d/``)::
 
     profile: mi300x-thor2
     title: AMD Instinct MI300X + Broadcom Thor2, bare metal
@@ -33,6 +33,7 @@ VERSION_OPS = {"version>=", "version=="}
 OPS = NUMERIC_OPS | EQUALITY_OPS | VERSION_OPS | {"in"}
 _EXPECTATION_KEYS = {"op", "value", "unit", "source", "note"}
 _PROFILE_KEYS = {"profile", "title", "documents", "not_applicable", "expectations"}
+_FRAGMENT_KEYS = {"expectations", "not_applicable"}
 _CHECK_ID = re.compile(r"^[A-Z]+-\d{3}$")
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
@@ -156,18 +157,40 @@ def known_profiles(directory: Path) -> list[str]:
     return sorted(p.stem for p in directory.glob("*.yaml"))
 
 
-def load_profile(directory: Path, name: str) -> Profile:
-    """Load and type-check ``directory/name.yaml``; every problem is a one-line UsageError."""
-    path = directory / f"{name}.yaml"
-    if not path.is_file():
-        known = ", ".join(known_profiles(directory)) or "none"
-        raise UsageError(f"unknown thresholds profile {name!r}: no {path} (known profiles: {known})")
+def _read_yaml(path: Path) -> Any:
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        return yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f":{mark.line + 1}" if mark else ""
         raise UsageError(f"{path}{line}: not valid YAML ({getattr(exc, 'problem', exc)})") from None
+
+
+def _add_expectations(path: Path, raw: Any, into: dict[str, dict[str, Expectation]]) -> None:
+    if not isinstance(raw, dict):
+        raise UsageError(f"{path}: expectations: expected a mapping of check ids")
+    for check, values in raw.items():
+        if not _CHECK_ID.match(str(check)) or not isinstance(values, dict):
+            raise UsageError(f"{path}: expectations.{check}: expected a check id (e.g. LNK-005) mapping names to values")
+        for value_name, spec in values.items():
+            if not _NAME.match(str(value_name)):
+                raise UsageError(f"{path}: expectations.{check}.{value_name}: names are lower_snake_case")
+            if value_name in into.get(check, {}):
+                raise UsageError(f"{path}: expectations.{check}.{value_name}: defined twice in this profile")
+            into.setdefault(check, {})[value_name] = _expectation(
+                check, value_name, spec, f"{path}: expectations.{check}.{value_name}"
+            )
+
+
+def load_profile(directory: Path, name: str) -> Profile:
+    """Load and type-check ``directory/name.yaml`` and its fragments ``directory/name.d/*.yaml`` (each with
+    ``expectations`` and ``not_applicable`` only, merged in name order; a value defined twice is an error).
+    Every problem is a one-line UsageError."""
+    path = directory / f"{name}.yaml"
+    if not path.is_file():
+        known = ", ".join(known_profiles(directory)) or "none"
+        raise UsageError(f"unknown thresholds profile {name!r}: no {path} (known profiles: {known})")
+    raw = _read_yaml(path)
     if not isinstance(raw, dict):
         raise UsageError(f"{path}: expected a mapping with keys {sorted(_PROFILE_KEYS)}")
     unknown = set(raw) - _PROFILE_KEYS
@@ -176,19 +199,18 @@ def load_profile(directory: Path, name: str) -> Profile:
     if raw.get("profile") != name:
         raise UsageError(f"{path}: 'profile' must be {name!r}, found {raw.get('profile')!r}")
     expectations: dict[str, dict[str, Expectation]] = {}
-    for check, values in (raw.get("expectations") or {}).items():
-        if not _CHECK_ID.match(str(check)) or not isinstance(values, dict):
-            raise UsageError(f"{path}: expectations.{check}: expected a check id (e.g. LNK-005) mapping names to values")
-        for value_name, spec in values.items():
-            if not _NAME.match(str(value_name)):
-                raise UsageError(f"{path}: expectations.{check}.{value_name}: names are lower_snake_case")
-            expectations.setdefault(check, {})[value_name] = _expectation(
-                check, value_name, spec, f"{path}: expectations.{check}.{value_name}"
-            )
+    not_applicable = {str(k): str(v) for k, v in (raw.get("not_applicable") or {}).items()}
+    _add_expectations(path, raw.get("expectations") or {}, expectations)
+    for fragment in sorted((directory / f"{name}.d").glob("*.yaml")):
+        part = _read_yaml(fragment) or {}
+        if not isinstance(part, dict) or set(part) - _FRAGMENT_KEYS:
+            raise UsageError(f"{fragment}: a profile fragment holds only {sorted(_FRAGMENT_KEYS)}")
+        _add_expectations(fragment, part.get("expectations") or {}, expectations)
+        not_applicable.update({str(k): str(v) for k, v in (part.get("not_applicable") or {}).items()})
     return Profile(
         name=name,
         title=str(raw.get("title") or name),
         documents=dict(raw.get("documents") or {}),
-        not_applicable={str(k): str(v) for k, v in (raw.get("not_applicable") or {}).items()},
+        not_applicable=not_applicable,
         expectations=expectations,
     )

@@ -10,8 +10,7 @@ import yaml
 
 from pytest_gpufabric.recording import RecordingStore, Scrubber, create_recording
 from pytest_gpufabric.transport.base import CommandResult
-from tools.demo_cluster.faults import FAULTS
-from tools.demo_cluster.outputs import BUILDERS
+from tools.demo_cluster.outputs import all_builders
 from tools.demo_cluster.topology import NODES, DemoNode
 
 DESCRIPTION = (
@@ -67,8 +66,8 @@ def write_demo(target: Path) -> int:
     store = RecordingStore(target, Scrubber(), run_id="demo")
     count = 0
     for node in NODES:
-        for build in BUILDERS:
-            for command, (stdout, exit_code) in build(node, FAULTS).items():
+        for build in all_builders():
+            for command, (stdout, exit_code) in build(node).items():
                 store.add(CommandResult(node.name, command, stdout, "", exit_code, 0.01), None)
                 count += 1
     return count

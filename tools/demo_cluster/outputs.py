@@ -1,101 +1,24 @@
-"""Command outputs of the demo nodes, per area, built on the sample outputs of the vendor documents.
-
-Each builder returns ``{command: (stdout, exit_code)}`` for one node; the commands are exactly those the
-acceptance suite runs, so the replay answers every item.
-"""
+"""What an area module of the demo provides: the outputs of the commands its checks run on one node."""
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Callable
+from types import ModuleType
 
-from pytest_gpufabric.commands import sh
-from tools.demo_cluster.faults import DemoFaults
-from tools.demo_cluster.topology import DemoNode, DemoSlot
+from tools.demo_cluster.topology import DemoNode
 
-Outputs = dict[str, tuple[str, int]]
-
-# S0 2.3.1, sample kernel command line of an AMD host with the IOMMU in pass-through mode.
-CMDLINE_PT = (
-    "BOOT_IMAGE=/boot/vmlinuz-5.15.0-102-generic root=UUID=8d0ffb16-6f01-44c2-8e16-18bb37d87392 ro "
-    "pci=realloc=off amd_iommu=on iommu=pt\n"
-)
-CMDLINE_TRANSLATED = CMDLINE_PT.replace(" iommu=pt", "")
-
-ACS_ON = "SrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-"
-ACS_OFF = "SrcValid- TransBlk- ReqRedir- CmpltRedir- UpstreamFwd- EgressCtrl- DirectTrans-"
-ACS_CAP = "SrcValid+ TransBlk+ ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl+ DirectTrans+"
+Outputs = dict[str, tuple[str, int]]  # command -> (stdout, exit code)
+Builder = Callable[[DemoNode], Outputs]
 
 
-def host_outputs(node: DemoNode, faults: DemoFaults) -> Outputs:
-    cmdline = CMDLINE_TRANSLATED if node.name in faults.iommu_translated else CMDLINE_PT
-    numa = "1\n" if node.name in faults.numa_balancing_on else "0\n"
-    return {"cat /proc/cmdline": (cmdline, 0), "cat /proc/sys/kernel/numa_balancing": (numa, 0)}
+def area_modules() -> list[ModuleType]:
+    """Every module of tools/demo_cluster/areas, in name order; each defines ``build(node) -> Outputs``."""
+    from tools.demo_cluster import areas
+
+    return [importlib.import_module(f"{areas.__name__}.{m.name}") for m in sorted(pkgutil.iter_modules(areas.__path__), key=lambda m: m.name)]
 
 
-def _bridge_block(bdf: str, role: str, secondary: int, acs: str) -> str:
-    short = bdf[5:]
-    return (
-        f"{short} PCI bridge: {role} (rev b0) (prog-if 00 [Normal decode])\n"
-        "\tControl: I/O- Mem+ BusMaster+ SpecCycle- MemWINV- VGASnoop- ParErr- Stepping- SERR+ FastB2B- DisINTx+\n"
-        "\tStatus: Cap+ 66MHz- UDF- FastB2B- ParErr- DEVSEL=fast >TAbort- <TAbort- <MAbort- >SERR- <PERR- INTx-\n"
-        f"\tBus: primary={int(short[:2], 16):02x}, secondary={secondary:02x}, subordinate={secondary:02x}, sec-latency=0\n"
-        "\tCapabilities: [68] Express (v2) Downstream Port (Slot+), MSI 00\n"
-        "\t\tLnkCap:\tPort #0, Speed 32GT/s, Width x16, ASPM not supported\n"
-        "\t\tLnkSta:\tSpeed 32GT/s, Width x16\n"
-        "\tCapabilities: [148 v1] Access Control Services\n"
-        f"\t\tACSCap:\t{ACS_CAP}\n"
-        f"\t\tACSCtl:\t{acs}\n"
-        "\tKernel driver in use: pcieport\n"
-    )
-
-
-def _endpoint_block(bdf: str, kind: str, driver: str) -> str:
-    return (
-        f"{bdf[5:]} {kind}\n"
-        "\tControl: I/O- Mem+ BusMaster+ SpecCycle- MemWINV- VGASnoop- ParErr- Stepping- SERR- FastB2B- DisINTx+\n"
-        "\tCapabilities: [70] Express (v2) Endpoint, MSI 00\n"
-        "\t\tLnkCap:\tPort #0, Speed 32GT/s, Width x16, ASPM not supported\n"
-        "\t\tLnkSta:\tSpeed 32GT/s, Width x16\n"
-        f"\tKernel driver in use: {driver}\n"
-    )
-
-
-def _slot_lspci(slot: DemoSlot, acs_on: bool) -> list[str]:
-    switch = "Broadcom / LSI PEX890xx PCIe Gen 5 Switch"
-    acs_nic = ACS_ON if acs_on else ACS_OFF
-    return [
-        _bridge_block(slot.root_port, "Advanced Micro Devices, Inc. [AMD] Device 14ab", slot.root_bus + 1, ACS_OFF),
-        _bridge_block(slot.upstream_port, switch, slot.root_bus + 2, acs_nic if acs_on else ACS_OFF),
-        _bridge_block(slot.gpu_downstream_port, switch, slot.gpu_bus, ACS_OFF),
-        _bridge_block(slot.nic_downstream_port, switch, slot.nic_bus, acs_nic),
-        _endpoint_block(slot.gpu, "Processing accelerators: Advanced Micro Devices, Inc. [AMD/ATI] Aqua Vanjaram [Instinct MI300X]", "amdgpu"),
-        _endpoint_block(slot.nic, "Ethernet controller: Broadcom Inc. and subsidiaries BCM57608 10Gb/25Gb/50Gb/100Gb/200Gb/400Gb Ethernet (rev 11)", "bnxt_en"),
-    ]
-
-
-def pcie_outputs(node: DemoNode, faults: DemoFaults) -> Outputs:
-    blocks: list[str] = []
-    outputs: Outputs = {}
-    for slot in node.slots:
-        blocks += _slot_lspci(slot, (node.name, slot.index) in faults.acs_enabled)
-        for device in (slot.gpu, slot.nic):
-            outputs[sh("readlink", "-f", f"/sys/bus/pci/devices/{device}")] = (slot.sysfs_path(device) + "\n", 0)
-    blocks.sort(key=lambda block: block.split(" ", 1)[0])
-    outputs["lspci -vvv"] = ("\n".join(blocks), 0)
-    return outputs
-
-
-def link_outputs(node: DemoNode, faults: DemoFaults) -> Outputs:
-    outputs: Outputs = {}
-    for slot in node.slots:
-        mtu = 1500 if (node.name, slot.index) in faults.mtu_1500 else 9000
-        mac = f"7c:c2:55:{node.number:02x}:{slot.index:02x}:{slot.nic_bus:02x}"
-        line = (
-            f"{slot.index + 4}: {slot.netdev}: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu {mtu} qdisc mq state UP "
-            f"mode DEFAULT group default qlen 1000\\    link/ether {mac} brd ff:ff:ff:ff:ff:ff\n"
-        )
-        outputs[sh("ip", "-o", "link", "show", "dev", slot.netdev)] = (line, 0)
-    return outputs
-
-
-BUILDERS: tuple[Callable[[DemoNode, DemoFaults], Outputs], ...] = (host_outputs, pcie_outputs, link_outputs)
+def all_builders() -> list[Builder]:
+    return [module.build for module in area_modules()]

@@ -89,3 +89,14 @@ def test_bundled_profiles_load_and_cite_sources(name: str) -> None:
     for values in profile.expectations.values():
         for exp in values.values():
             assert exp.source.strip()
+
+
+def test_fragments_merge_and_refuse_duplicates(tmp_path: Path) -> None:
+    write_profile(tmp_path, "expectations:\n  LNK-005:\n    mtu: {op: '==', value: 9000, source: S0}\n")
+    (tmp_path / "p.d").mkdir()
+    (tmp_path / "p.d" / "perf.yaml").write_text("expectations:\n  PERF-002:\n    bw: {op: '>=', value: 380, source: S4}\n")
+    profile = load_profile(tmp_path, "p")
+    assert profile.get("PERF-002", "bw").value == 380 and profile.get("LNK-005", "mtu").value == 9000
+    (tmp_path / "p.d" / "twice.yaml").write_text("expectations:\n  LNK-005:\n    mtu: {op: '==', value: 1500, source: S0}\n")
+    with pytest.raises(UsageError, match="defined twice"):
+        load_profile(tmp_path, "p")

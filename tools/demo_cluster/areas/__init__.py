@@ -1,0 +1,1 @@
+"""One module per area of checks: the demo outputs of its commands, with the faults it injects."""
