@@ -2,7 +2,8 @@
 
 sshd runs as ``ip netns exec NODE unshare --uts sh -c '...; exec sshd -D'``: ``ip netns exec`` gives it a
 private mount namespace, where a small tmpfs on /run provides sshd's privilege-separation directory
-without touching the machine's /run, and the UTS namespace lets each node have its own host name. Every
+without touching the machine's /run and a directory of the lab is mounted on /root (the node's own
+home: the machine's shell start-up files do not run in the node's sessions), and the UTS namespace lets each node have its own host name. Every
 step ``exec``s, so the PID we start is the PID of sshd itself.
 """
 
@@ -23,6 +24,7 @@ from pytest_gpufabric.lab.iproute import run
 
 SSHD = "/usr/sbin/sshd"
 SSH_PORT = 22
+ROOT_HOME = "/root"
 START_TIMEOUT_S = 15.0
 STOP_TIMEOUT_S = 5.0
 
@@ -53,6 +55,7 @@ class SshdFiles:
     pid_file: Path
     log_file: Path
     authorized_keys: Path
+    home: Path  # mounted on /root for the node's sessions: each node has its own, empty home
 
     @classmethod
     def in_dir(cls, directory: Path, authorized_keys: Path) -> SshdFiles:
@@ -61,6 +64,7 @@ class SshdFiles:
             host_key=directory / "ssh_host_ed25519_key",
             pid_file=directory / "sshd.pid",
             log_file=directory / "sshd.log",
+            home=directory / "home",
             authorized_keys=authorized_keys,
         )
 
@@ -112,6 +116,7 @@ class SshdProcess:
         return self._process.pid
 
     def write_config(self) -> None:
+        self.files.home.mkdir(mode=0o700, exist_ok=True)
         self.files.config.write_text(render_config(self.files, self.listen))
         run(self._argv(f"{SSHD} -t -f {shlex.quote(str(self.files.config))}"))
 
@@ -119,6 +124,7 @@ class SshdProcess:
         """``sshd_command`` inside the node's namespaces, with a private /run holding /run/sshd."""
         inner = (
             "mount -t tmpfs -o mode=0755,size=1m gpufabric-lab /run && mkdir -m 0755 /run/sshd"
+            f" && mount --bind {shlex.quote(str(self.files.home))} {ROOT_HOME}"
             f" && hostname {shlex.quote(self.hostname)} && exec {sshd_command}"
         )
         return ["ip", "netns", "exec", self.namespace, "unshare", "--uts", "sh", "-c", inner]
