@@ -50,16 +50,18 @@ def pytest_configure(config: pytest.Config) -> None:
 
         profiles = known_profiles(options.thresholds_dir)
         inventory = load_inventory(options.cluster, profiles)
-        profile = load_profile(options.thresholds_dir, inventory.profile).with_overrides(
-            inventory.thresholds, origin=str(options.cluster)
-        )
+        names = {inventory.profile} | {node.profile for node in inventory.nodes if node.profile}
+        loaded = {
+            name: load_profile(options.thresholds_dir, name).with_overrides(inventory.thresholds, origin=str(options.cluster))
+            for name in sorted(names)
+        }
     except GpufabricError as exc:
         raise pytest.UsageError(str(exc)) from None
     run_id = _run_id(config)
     config.stash[RUN_ID_KEY] = run_id
     config.stash[SESSION_KEY] = FabricSession(
         inventory=inventory,
-        profile=profile,
+        profiles=loaded,
         catalog=load_catalog(),
         make_transport=transport_factory(inventory, options, run_id),
         command_timeout_s=options.command_timeout_s,
@@ -130,7 +132,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         spec = session.catalog.get(check_id)
         if spec.scope != scope:
             raise pytest.UsageError(f"{item.nodeid}: {check_id} has scope {spec.scope!r} in the catalog but the test takes {scope!r}")
-        reason = _not_applicable(spec.applies, target, session.profile.not_applicable.get(check_id), check_id)
+        profile = session.profile_for(getattr(target, "nodes", ()))
+        reason = _not_applicable(spec.applies, target, profile.not_applicable.get(check_id), check_id)
         if reason:
             item.add_marker(pytest.mark.skip(reason=reason))
 
@@ -163,7 +166,8 @@ def gpufabric(request: pytest.FixtureRequest) -> CheckContext:
     def run(node: str, command: str, timeout_s: float | None, cached: bool) -> Any:
         return session.run(node, command, timeout_s, cached, item.nodeid)
 
-    context = CheckContext(session.catalog.get(check_id), getattr(target, "id", item.name), session.profile, run)
+    profile = session.profile_for(getattr(target, "nodes", ()))
+    context = CheckContext(session.catalog.get(check_id), getattr(target, "id", item.name), profile, run)
     item.stash[CONTEXT_KEY] = context
     return context
 

@@ -11,7 +11,7 @@ from pytest_gpufabric.expectations import Profile
 from pytest_gpufabric.transport.base import CommandResult, Transport
 
 if TYPE_CHECKING:
-    from pytest_gpufabric.inventory import Inventory
+    from pytest_gpufabric.inventory import Inventory, Node
 
 
 @dataclass
@@ -20,12 +20,22 @@ class FabricSession:
     collection (and the xdist controller) never touches the network."""
 
     inventory: Inventory
-    profile: Profile
+    profiles: dict[str, Profile]
     catalog: Catalog
     make_transport: Callable[[], Transport]
     command_timeout_s: float | None = None
     _transport: Transport | None = None
     _cache: dict[tuple[str, str], CommandResult] = field(default_factory=dict)
+
+    @property
+    def profile(self) -> Profile:
+        """The site's profile."""
+        return self.profiles[self.inventory.profile]
+
+    def profile_for(self, nodes: tuple[Node, ...]) -> Profile:
+        """The profile judging an item on ``nodes``: the first node's own profile, else the site's."""
+        own = next((node.profile for node in nodes if node.profile), None)
+        return self.profiles[own] if own else self.profile
 
     @property
     def transport(self) -> Transport:

@@ -117,7 +117,7 @@ def _machines(
     thresholds = _thresholds(reader, view.get("thresholds"), known_checks)
     scrub = _scrub_patterns(reader, view.get("recording"))
     defaults = read_defaults(reader, view.get("defaults"))
-    scope = ClusterScope(reader.log)
+    scope = ClusterScope(reader.log, frozenset(known_profiles))
     nodes_entry = view.require("nodes")
     node_items = None if nodes_entry is None else reader.sequence(nodes_entry.node, nodes_entry.location)
     if nodes_entry is not None and node_items == []:

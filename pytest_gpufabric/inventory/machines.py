@@ -29,7 +29,7 @@ from pytest_gpufabric.inventory.uniqueness import UniqueValues
 SSH_KEYS = ("user", "port", "key", "sudo", "known_hosts", "connect_timeout_s", "command_timeout_s")
 PLATFORM_KEYS = ("gpu_vendor", "gpu_model", "nic_vendor", "deployment")
 DEFAULTS_KEYS = ("ssh", "platform")
-NODE_KEYS = ("name", "address", "ssh", "platform", "esx_host", "gpus", "nics")
+NODE_KEYS = ("name", "address", "ssh", "platform", "profile", "esx_host", "gpus", "nics")
 GPU_KEYS = ("index", "pci")
 NIC_KEYS = (
     "name", "netdev", "ipv4", "pci", "speed_gbps", "rail",
@@ -70,6 +70,7 @@ class ClusterScope:
     """What must be unique across the cluster, and the switch references to resolve once switches are read."""
 
     log: ProblemLog
+    known_profiles: frozenset[str] = frozenset()
     names: UniqueValues = field(init=False)
     addresses: UniqueValues = field(init=False)
     nic_addresses: UniqueValues = field(init=False)
@@ -283,6 +284,7 @@ def read_node(reader: Reader, node: yaml.Node, location: str, defaults: Defaults
             esx_entry.location,
             f"esx_host is for vmware nodes only (this node's deployment is {platform.deployment})",
         )
+    profile = _node_profile(reader, view, scope.known_profiles)
     node_scope = _NodeScope(reader.log)
     gpus_entry = view.get("gpus")
     gpu_items = _list_items(reader, gpus_entry)
@@ -299,7 +301,19 @@ def read_node(reader: Reader, node: yaml.Node, location: str, defaults: Defaults
         for nic_node, loc in _list_items(reader, view.get("nics"))
         if (nic := _read_nic(reader, nic_node, loc, gpu_indexes, name, node_scope, scope))
     )
-    return Node(name, address, ssh, platform, esx_host, gpus, nics)  # type: ignore[arg-type]
+    return Node(name, address, ssh, platform, esx_host, gpus, nics, profile)  # type: ignore[arg-type]
+
+
+def _node_profile(reader: Reader, view: MappingView, known_profiles: frozenset[str]) -> str | None:
+    """A node's own thresholds profile (mixed clusters), overriding the site's profile for its items."""
+    entry = view.get("profile")
+    if entry is None:
+        return None
+    profile = reader.string(entry.node, entry.location)
+    if profile is not None and profile not in known_profiles:
+        known = ", ".join(sorted(known_profiles)) or "none are installed"
+        reader.problem(entry.node, entry.location, f"unknown profile {profile!r} (known profiles: {known})")
+    return profile
 
 
 def read_switch(

@@ -89,6 +89,7 @@ class Node:
     esx_host: str | None = None
     gpus: tuple[Gpu, ...] = ()
     nics: tuple[Nic, ...] = ()
+    profile: str | None = None  # the node's own thresholds profile; None: the site's
 
     def gpu(self, index: int) -> Gpu:
         """The GPU with this index; KeyError if the node has none."""

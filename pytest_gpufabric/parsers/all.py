@@ -1,4 +1,4 @@
-"""Imports every configuration-check parser module so that the registry lists them all."""
+"""Imports every parser module so that the registry (``gpufabric parse --list``) lists them all."""
 
 from __future__ import annotations
 
@@ -16,10 +16,15 @@ from pytest_gpufabric.parsers import (
     kmod,
     lspci,
     meminfo,
+    nccl_debug,
+    nccl_tests,
     niccli,
     nvidia_smi,
+    osu,
     packages,
     pci_path,
+    perftest,
+    ping,
     rdma,
     rocm_smi,
     sysctl,
@@ -28,5 +33,5 @@ from pytest_gpufabric.parsers import (
 
 MODULES = (
     bnxt_re_conf, cuda_samples, dmesg, esxcli, ethtool, gdrcopy, ibverbs, ip, kallsyms, kernel_cmdline, kmod, lspci, meminfo,
-    niccli, nvidia_smi, packages, pci_path, rdma, rocm_smi, sysctl, vmware,
+    nccl_debug, nccl_tests, niccli, nvidia_smi, osu, packages, pci_path, perftest, ping, rdma, rocm_smi, sysctl, vmware,
 )
