@@ -15,16 +15,29 @@ READY_LINE = "lab up"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m pytest_gpufabric.lab", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m pytest_gpufabric.lab", description=__doc__
+    )
     commands = parser.add_subparsers(dest="command", required=True)
-    up = commands.add_parser("up", help="build a lab, print its site.yaml, keep it until Ctrl-C / SIGTERM")
+    up = commands.add_parser(
+        "up", help="build a lab, print its site.yaml, keep it until Ctrl-C / SIGTERM"
+    )
     up.add_argument("--nodes", type=int, default=4)
     up.add_argument("--rails", type=int, default=2)
-    up.add_argument("--inventory", type=Path, help="where to write site.yaml (default: in the lab directory)")
+    up.add_argument(
+        "--inventory",
+        type=Path,
+        help="where to write site.yaml (default: in the lab directory)",
+    )
     up.add_argument("--profile", default="lab-linux")
-    down = commands.add_parser("down", help="remove labs of this project (all, or the given ids), living or not")
+    down = commands.add_parser(
+        "down",
+        help="remove labs of this project (all, or the given ids), living or not",
+    )
     down.add_argument("lab_ids", nargs="*", metavar="LAB_ID")
-    commands.add_parser("sweep", help="remove only stale labs (whose owner process is gone)")
+    commands.add_parser(
+        "sweep", help="remove only stale labs (whose owner process is gone)"
+    )
     return parser
 
 
@@ -54,7 +67,9 @@ def main(argv: list[str] | None = None) -> int:
 def _up(nodes: int, rails: int, inventory: Path | None, profile: str) -> int:
     with Lab(nodes=nodes, rails=rails) as lab:
         site = lab.write_inventory(inventory or lab.dir / "site.yaml", profile=profile)
-        print(f"{READY_LINE}: id {lab.lab_id}, {nodes} nodes, {rails} rails, built in {lab.build_s:.2f} s")
+        print(
+            f"{READY_LINE}: id {lab.lab_id}, {nodes} nodes, {rails} rails, built in {lab.build_s:.2f} s"
+        )
         print(f"site.yaml:   {site}")
         print(f"ssh key:     {lab.ssh_key}")
         print(f"known_hosts: {lab.known_hosts}")

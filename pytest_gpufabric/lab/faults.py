@@ -14,6 +14,8 @@ from pytest_gpufabric.lab.iproute import ip, ip_json
 from pytest_gpufabric.lab.sshd import generate_key
 
 if TYPE_CHECKING:
+    from typing_extensions import Self
+
     from pytest_gpufabric.lab.lab import Lab, NodeRef
 
 LinkSide = Literal["switch", "node"]
@@ -32,10 +34,15 @@ class AppliedFault:
             self._undo()
             self.reverted = True
 
-    def __enter__(self) -> AppliedFault:
+    def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.revert()
 
 
@@ -60,7 +67,9 @@ class Faults:
         self._applied.append(fault)
         return fault
 
-    def link_down(self, node: NodeRef, rail: int, side: LinkSide = "switch") -> AppliedFault:
+    def link_down(
+        self, node: NodeRef, rail: int, side: LinkSide = "switch"
+    ) -> AppliedFault:
         """Take the rail-``rail`` link of ``node`` down. ``switch``: the leaf's port goes down (the node's
         NIC loses carrier, like a pulled cable); ``node``: the NIC is set administratively down."""
         plan = self._lab.node(node)
@@ -78,8 +87,18 @@ class Faults:
             def undo() -> None:
                 # An administrative down deletes the routes through the NIC: put the table's route back.
                 ip("link", "set", "dev", nic.netdev, "up", netns=plan.namespace)
-                ip("route", "replace", "default", "via", str(nic.gateway), "dev", nic.netdev,
-                   "table", str(nic.route_table), netns=plan.namespace)
+                ip(
+                    "route",
+                    "replace",
+                    "default",
+                    "via",
+                    str(nic.gateway),
+                    "dev",
+                    nic.netdev,
+                    "table",
+                    str(nic.route_table),
+                    netns=plan.namespace,
+                )
 
         return self._record(f"{plan.name} rail {rail} link down ({side} side)", undo)
 
@@ -94,27 +113,64 @@ class Faults:
         ip("link", "set", "dev", nic.netdev, "mtu", str(mtu), netns=plan.namespace)
         return self._record(
             f"{plan.name}/{nic.netdev} MTU {old} -> {mtu}",
-            lambda: ip("link", "set", "dev", nic.netdev, "mtu", old, netns=plan.namespace),
+            lambda: ip(
+                "link", "set", "dev", nic.netdev, "mtu", old, netns=plan.namespace
+            ),
         )
 
-    def wrong_rule(self, node: NodeRef, rail: int, table: int | None = None) -> AppliedFault:
+    def wrong_rule(
+        self, node: NodeRef, rail: int, table: int | None = None
+    ) -> AppliedFault:
         """Replace ``from <NIC ip> lookup <its table>`` by a rule to ``table`` (default: the next rail's
         table, a copy-paste mistake; with one rail, an empty table)."""
         plan = self._lab.node(node)
         nic = plan.nic(rail)
         rails = len(plan.nics)
-        wrong = table if table is not None else (nic.route_table + 1 if rail + 1 < rails else nic.route_table + rails)
+        wrong = (
+            table
+            if table is not None
+            else (nic.route_table + 1 if rail + 1 < rails else nic.route_table + rails)
+        )
         if wrong == nic.route_table:
-            raise LabError(f"table {wrong} is the right table of {plan.name}/{nic.netdev}")
+            raise LabError(
+                f"table {wrong} is the right table of {plan.name}/{nic.netdev}"
+            )
         source = str(nic.ipv4.ip)
-        ip("rule", "delete", "from", source, "table", str(nic.route_table), netns=plan.namespace)
+        ip(
+            "rule",
+            "delete",
+            "from",
+            source,
+            "table",
+            str(nic.route_table),
+            netns=plan.namespace,
+        )
         ip("rule", "add", "from", source, "table", str(wrong), netns=plan.namespace)
 
         def undo() -> None:
-            ip("rule", "delete", "from", source, "table", str(wrong), netns=plan.namespace)
-            ip("rule", "add", "from", source, "table", str(nic.route_table), netns=plan.namespace)
+            ip(
+                "rule",
+                "delete",
+                "from",
+                source,
+                "table",
+                str(wrong),
+                netns=plan.namespace,
+            )
+            ip(
+                "rule",
+                "add",
+                "from",
+                source,
+                "table",
+                str(nic.route_table),
+                netns=plan.namespace,
+            )
 
-        return self._record(f"{plan.name}: rule from {source} -> table {wrong} (was {nic.route_table})", undo)
+        return self._record(
+            f"{plan.name}: rule from {source} -> table {wrong} (was {nic.route_table})",
+            undo,
+        )
 
     def stop_sshd(self, node: NodeRef) -> AppliedFault:
         """Stop the node's sshd with SIGTERM (open sessions live on); revert starts it again."""

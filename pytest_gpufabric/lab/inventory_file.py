@@ -21,7 +21,12 @@ LAB_PLATFORM: dict[str, str] = {
 
 
 def site_document(
-    plan: LabPlan, *, profile: str, ssh_key: Path, known_hosts: Path, speeds_gbps: Mapping[tuple[str, str], int]
+    plan: LabPlan,
+    *,
+    profile: str,
+    ssh_key: Path,
+    known_hosts: Path,
+    speeds_gbps: Mapping[tuple[str, str], int],
 ) -> dict[str, Any]:
     """The site.yaml content describing ``plan``; ``speeds_gbps[(node, netdev)]`` as measured on the lab."""
     return {
@@ -30,7 +35,12 @@ def site_document(
         "profile": profile,
         "transport": "ssh",
         "defaults": {
-            "ssh": {"user": "root", "port": SSH_PORT, "key": str(ssh_key), "known_hosts": str(known_hosts)},
+            "ssh": {
+                "user": "root",
+                "port": SSH_PORT,
+                "key": str(ssh_key),
+                "known_hosts": str(known_hosts),
+            },
             "platform": dict(LAB_PLATFORM),
         },
         "nodes": [

@@ -12,18 +12,35 @@ from pytest_gpufabric.lab.errors import LabError
 IP_TIMEOUT_S = 20.0
 
 
-def run(argv: Sequence[str], *, stdin: str | None = None, timeout_s: float = IP_TIMEOUT_S, check: bool = True) -> subprocess.CompletedProcess[str]:
+def run(
+    argv: Sequence[str],
+    *,
+    stdin: str | None = None,
+    timeout_s: float = IP_TIMEOUT_S,
+    check: bool = True,
+) -> subprocess.CompletedProcess[str]:
     """Run one command of the lab (never through a shell); raise ``LabError`` when it fails and ``check``."""
     try:
-        done = subprocess.run(list(argv), input=stdin, capture_output=True, text=True, timeout=timeout_s, check=False)
+        done = subprocess.run(
+            list(argv),
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise LabError(f"{' '.join(argv)}: {exc}") from exc
     if check and done.returncode != 0:
-        raise LabError(f"{' '.join(argv)} exited {done.returncode}: {done.stderr.strip() or done.stdout.strip()}")
+        raise LabError(
+            f"{' '.join(argv)} exited {done.returncode}: {done.stderr.strip() or done.stdout.strip()}"
+        )
     return done
 
 
-def ip(*args: str, netns: str | None = None, check: bool = True) -> subprocess.CompletedProcess[str]:
+def ip(
+    *args: str, netns: str | None = None, check: bool = True
+) -> subprocess.CompletedProcess[str]:
     """``ip [-n NETNS] ARGS...``."""
     prefix = ["ip", "-n", netns] if netns else ["ip"]
     return run([*prefix, *args], check=check)
@@ -37,7 +54,9 @@ def ip_batch(lines: Sequence[str], *, netns: str | None = None) -> None:
     done = run([*prefix, "-batch", "-"], stdin="\n".join(lines) + "\n", check=False)
     if done.returncode != 0:
         numbered = "\n".join(f"  {n}: {line}" for n, line in enumerate(lines, start=1))
-        raise LabError(f"ip -batch in {netns or 'root namespace'} failed: {done.stderr.strip()}\n{numbered}")
+        raise LabError(
+            f"ip -batch in {netns or 'root namespace'} failed: {done.stderr.strip()}\n{numbered}"
+        )
 
 
 def ip_json(*args: str, netns: str | None = None) -> list[dict[str, Any]]:
@@ -49,9 +68,13 @@ def ip_json(*args: str, netns: str | None = None) -> list[dict[str, Any]]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise LabError(f"ip -j {' '.join(args)} printed no JSON: {text[:200]!r}") from exc
+        raise LabError(
+            f"ip -j {' '.join(args)} printed no JSON: {text[:200]!r}"
+        ) from exc
     if not isinstance(data, list):
-        raise LabError(f"ip -j {' '.join(args)} printed {type(data).__name__}, expected a list")
+        raise LabError(
+            f"ip -j {' '.join(args)} printed {type(data).__name__}, expected a list"
+        )
     return data
 
 

@@ -22,16 +22,34 @@ from pytest_gpufabric.lab.faults import Faults
 from pytest_gpufabric.lab.guard import TeardownGuard
 from pytest_gpufabric.lab.inventory_file import site_document, write_site_yaml
 from pytest_gpufabric.lab.iproute import add_namespace, ip, ip_batch, run, sysctl
-from pytest_gpufabric.lab.mgmt_subnet import allocation_lock, choose_free_subnet, routes_in_use
+from pytest_gpufabric.lab.mgmt_subnet import (
+    allocation_lock,
+    choose_free_subnet,
+    routes_in_use,
+)
 from pytest_gpufabric.lab.preflight import check_can_create_namespaces, ensure_tools
 from pytest_gpufabric.lab.registry import claim_lab_dir
-from pytest_gpufabric.lab.sshd import SSH_PORT, SshdFiles, SshdProcess, generate_key, public_key_line
+from pytest_gpufabric.lab.sshd import (
+    SSH_PORT,
+    SshdFiles,
+    SshdProcess,
+    generate_key,
+    public_key_line,
+)
 from pytest_gpufabric.lab.sweep import remove_lab
-from pytest_gpufabric.lab.topology import BACKEND_MTU, LabPlan, NodePlan, new_lab_id, plan_lab
+from pytest_gpufabric.lab.topology import (
+    BACKEND_MTU,
+    LEAF_HOST,
+    LabPlan,
+    NodePlan,
+    new_lab_id,
+    plan_lab,
+)
 
 if TYPE_CHECKING:
     import fabric
     import paramiko
+    from typing_extensions import Self
 
 NodeRef = int | str
 """A node: its 0-based index in ``Lab.nodes`` (``0`` is ``node01``) or its name."""
@@ -43,9 +61,13 @@ class Lab:
     """A lab of ``nodes`` nodes and ``rails`` rails; built by ``up()`` / ``__enter__``, removed by
     ``down()`` / ``__exit__`` (also at interpreter exit and on SIGTERM/SIGHUP)."""
 
-    def __init__(self, nodes: int = 4, rails: int = 2, *, installer: Path | None = None) -> None:
+    def __init__(
+        self, nodes: int = 4, rails: int = 2, *, installer: Path | None = None
+    ) -> None:
         if not 1 <= nodes or not 1 <= rails:
-            raise UsageError(f"a lab needs at least one node and one rail (got nodes={nodes}, rails={rails})")
+            raise UsageError(
+                f"a lab needs at least one node and one rail (got nodes={nodes}, rails={rails})"
+            )
         self.node_count = nodes
         self.rail_count = rails
         self.lab_id = new_lab_id()
@@ -103,13 +125,18 @@ class Lab:
 
     # ----------------------------------------------------------------- life cycle
 
-    def __enter__(self) -> Lab:
+    def __enter__(self) -> Self:
         return self.up()
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.down()
 
-    def up(self) -> Lab:
+    def up(self) -> Self:
         """Build the lab; on any failure, remove what was built and re-raise."""
         if self._dir is not None:
             raise LabError(f"lab {self.lab_id} is already up")
@@ -152,7 +179,12 @@ class Lab:
         authorized = self.dir / "authorized_keys"
         authorized.write_text(public_key_line(self.ssh_key) + "\n")
         with allocation_lock():
-            self._plan = plan_lab(self.lab_id, self.node_count, self.rail_count, choose_free_subnet(routes_in_use()))
+            self._plan = plan_lab(
+                self.lab_id,
+                self.node_count,
+                self.rail_count,
+                choose_free_subnet(routes_in_use()),
+            )
             self._build_management_uplink(self.plan)
         plan = self.plan
         add_namespace(plan.leaf_namespace)
@@ -168,7 +200,10 @@ class Lab:
         """The management bridge, and the one veth the lab puts in the root namespace."""
         add_namespace(plan.mgmt_namespace)
         ip_batch(
-            [f"link add {plan.mgmt_bridge} type bridge", f"link set {plan.mgmt_bridge} up"],
+            [
+                f"link add {plan.mgmt_bridge} type bridge",
+                f"link set {plan.mgmt_bridge} up",
+            ],
             netns=plan.mgmt_namespace,
         )
         ip_batch(
@@ -178,7 +213,15 @@ class Lab:
                 f"link set {plan.root_veth} up",
             ]
         )
-        ip("link", "set", plan.mgmt_uplink, "master", plan.mgmt_bridge, "up", netns=plan.mgmt_namespace)
+        ip(
+            "link",
+            "set",
+            plan.mgmt_uplink,
+            "master",
+            plan.mgmt_bridge,
+            "up",
+            netns=plan.mgmt_namespace,
+        )
 
     def _build_leaf(self, plan: LabPlan) -> None:
         """One bridge per rail with the gateway address (.254): inter-VLAN routing of a layer-3 leaf."""
@@ -187,14 +230,16 @@ class Lab:
         for bridge, subnet in zip(plan.rail_bridges, plan.rail_subnets):
             lines += [
                 f"link add {bridge} mtu {BACKEND_MTU} type bridge",
-                f"addr add {subnet[254]}/{subnet.prefixlen} dev {bridge}",
+                f"addr add {subnet[LEAF_HOST]}/{subnet.prefixlen} dev {bridge}",
                 f"link set {bridge} up",
             ]
         for node in plan.nodes:
             for nic in node.nics:
                 lines += [
-                    f"link add {nic.leaf_port} mtu {BACKEND_MTU} type veth"
-                    f" peer name {nic.netdev} netns {node.namespace} mtu {BACKEND_MTU}",
+                    (
+                        f"link add {nic.leaf_port} mtu {BACKEND_MTU} type veth"
+                        f" peer name {nic.netdev} netns {node.namespace} mtu {BACKEND_MTU}"
+                    ),
                     f"link set {nic.leaf_port} master {plan.rail_bridges[nic.rail]} up",
                 ]
         ip_batch(lines, netns=plan.leaf_namespace)
@@ -255,7 +300,9 @@ class Lab:
         done = self.exec_in(node.index, ["cat", f"/sys/class/net/{netdev}/speed"])
         text = done.stdout.strip()
         if done.returncode != 0 or not text.isdigit() or int(text) < 1000:
-            raise LabError(f"{node.name}/{netdev}: no usable link speed in sysfs ({text or done.stderr.strip()!r})")
+            raise LabError(
+                f"{node.name}/{netdev}: no usable link speed in sysfs ({text or done.stderr.strip()!r})"
+            )
         return int(text) // 1000
 
     def ssh_argv(self, ref: NodeRef, command: str) -> list[str]:
@@ -269,13 +316,21 @@ class Lab:
             "-p", str(SSH_PORT), f"root@{self.node(ref).mgmt_ip}", command,
         ]  # fmt: skip
 
-    def ssh(self, ref: NodeRef, command: str, timeout_s: float = 30.0) -> subprocess.CompletedProcess[str]:
+    def ssh(
+        self, ref: NodeRef, command: str, timeout_s: float = 30.0
+    ) -> subprocess.CompletedProcess[str]:
         """Run ``command`` on the node through /usr/bin/ssh (exit code 255: ssh itself failed)."""
         return run(self.ssh_argv(ref, command), timeout_s=timeout_s, check=False)
 
-    def exec_in(self, ref: NodeRef, argv: Sequence[str], timeout_s: float = 30.0) -> subprocess.CompletedProcess[str]:
+    def exec_in(
+        self, ref: NodeRef, argv: Sequence[str], timeout_s: float = 30.0
+    ) -> subprocess.CompletedProcess[str]:
         """Run ``argv`` directly inside the node's namespace (no ssh), e.g. to observe a fault."""
-        return run(["ip", "netns", "exec", self.node(ref).namespace, *argv], timeout_s=timeout_s, check=False)
+        return run(
+            ["ip", "netns", "exec", self.node(ref).namespace, *argv],
+            timeout_s=timeout_s,
+            check=False,
+        )
 
     def paramiko_client(self, ref: NodeRef) -> paramiko.SSHClient:
         """A connected paramiko client: lab key only, host key checked against the lab's known_hosts."""

@@ -60,4 +60,6 @@ def choose_free_subnet(used: list[IPv4Network]) -> IPv4Network:
     for candidate in list(CANDIDATE_SUPERNET.subnets(new_prefix=24))[1:]:
         if not any(candidate.overlaps(net) for net in used):
             return candidate
-    raise LabError(f"no free /24 for the lab's management network left in {CANDIDATE_SUPERNET}")
+    raise LabError(
+        f"no free /24 for the lab's management network left in {CANDIDATE_SUPERNET}"
+    )

@@ -54,7 +54,9 @@ def ensure_tools(installer: Path | None = None) -> None:
 def check_can_create_namespaces() -> None:
     """Raise ``LabUnavailable`` unless this process is root and ``ip netns add`` works."""
     if os.geteuid() != 0:
-        raise LabUnavailable(f"the lab needs root (network namespaces, sshd); running as uid {os.geteuid()}")
+        raise LabUnavailable(
+            f"the lab needs root (network namespaces, sshd); running as uid {os.geteuid()}"
+        )
     if shutil.which("ip") is None:
         return  # ensure_tools installs iproute2; the probe runs again when the lab is built
     probe = f"{NAMESPACE_PREFIX}{new_lab_id()}-probe"

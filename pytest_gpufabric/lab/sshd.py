@@ -101,7 +101,9 @@ def render_config(files: SshdFiles, listen: IPv4Address) -> str:
 class SshdProcess:
     """The sshd of one node; started in the node's namespace, stopped by its PID."""
 
-    def __init__(self, namespace: str, hostname: str, listen: IPv4Address, files: SshdFiles) -> None:
+    def __init__(
+        self, namespace: str, hostname: str, listen: IPv4Address, files: SshdFiles
+    ) -> None:
         self.namespace = namespace
         self.hostname = hostname
         self.listen = listen
@@ -127,7 +129,17 @@ class SshdProcess:
             f" && mount --bind {shlex.quote(str(self.files.home))} {ROOT_HOME}"
             f" && hostname {shlex.quote(self.hostname)} && exec {sshd_command}"
         )
-        return ["ip", "netns", "exec", self.namespace, "unshare", "--uts", "sh", "-c", inner]
+        return [
+            "ip",
+            "netns",
+            "exec",
+            self.namespace,
+            "unshare",
+            "--uts",
+            "sh",
+            "-c",
+            inner,
+        ]
 
     def start(self) -> int:
         """Start sshd and wait until it accepts TCP connections; return its PID."""
@@ -138,7 +150,11 @@ class SshdProcess:
             f"{SSHD} -D -f {shlex.quote(str(self.files.config))} -E {shlex.quote(str(self.files.log_file))}"
         )
         self._process = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
         )
         self._wait_listening()
         return self._process.pid
@@ -148,15 +164,25 @@ class SshdProcess:
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
             if self._process.poll() is not None:
-                err = self._process.stderr.read().decode(errors="replace") if self._process.stderr else ""
-                raise LabError(f"sshd of {self.hostname} exited {self._process.returncode}: {err.strip()} {self._log_tail()}")
+                err = (
+                    self._process.stderr.read().decode(errors="replace")
+                    if self._process.stderr
+                    else ""
+                )
+                raise LabError(
+                    f"sshd of {self.hostname} exited {self._process.returncode}: {err.strip()} {self._log_tail()}"
+                )
             try:
-                with socket.create_connection((str(self.listen), SSH_PORT), timeout=0.5):
+                with socket.create_connection(
+                    (str(self.listen), SSH_PORT), timeout=0.5
+                ):
                     return
             except OSError:
                 time.sleep(0.05)
         self.kill()
-        raise LabError(f"sshd of {self.hostname} did not listen on {self.listen}:{SSH_PORT} within {START_TIMEOUT_S} s")
+        raise LabError(
+            f"sshd of {self.hostname} did not listen on {self.listen}:{SSH_PORT} within {START_TIMEOUT_S} s"
+        )
 
     def _log_tail(self) -> str:
         try:

@@ -12,7 +12,12 @@ import signal
 import time
 
 from pytest_gpufabric.lab.errors import LabError
-from pytest_gpufabric.lab.iproute import delete_namespace, ip, list_namespaces, namespace_pids
+from pytest_gpufabric.lab.iproute import (
+    delete_namespace,
+    ip,
+    list_namespaces,
+    namespace_pids,
+)
 from pytest_gpufabric.lab.registry import is_stale, lab_dir, labs_root
 from pytest_gpufabric.lab.topology import LAB_ID_PATTERN, NAMESPACE_PATTERN
 
@@ -21,15 +26,25 @@ KILL_WAIT_S = 5.0
 
 def lab_namespaces(lab_id: str) -> list[str]:
     """The existing namespaces of one lab."""
-    return [ns for ns in list_namespaces() if (m := NAMESPACE_PATTERN.match(ns)) and m["lab_id"] == lab_id]
+    return [
+        ns
+        for ns in list_namespaces()
+        if (m := NAMESPACE_PATTERN.match(ns)) and m["lab_id"] == lab_id
+    ]
 
 
 def known_lab_ids() -> list[str]:
     """Ids of every lab with a namespace or a directory on this machine."""
-    ids = {m["lab_id"] for ns in list_namespaces() if (m := NAMESPACE_PATTERN.match(ns))}
+    ids = {
+        m["lab_id"] for ns in list_namespaces() if (m := NAMESPACE_PATTERN.match(ns))
+    }
     root = labs_root()
     if root.is_dir():
-        ids.update(p.name for p in root.iterdir() if p.is_dir() and LAB_ID_PATTERN.match(p.name))
+        ids.update(
+            p.name
+            for p in root.iterdir()
+            if p.is_dir() and LAB_ID_PATTERN.match(p.name)
+        )
     return sorted(ids)
 
 
@@ -38,7 +53,9 @@ def kill_namespace_processes(netns: str) -> None:
     deadline = time.monotonic() + KILL_WAIT_S
     while pids := namespace_pids(netns):
         if time.monotonic() > deadline:
-            raise LabError(f"processes {pids} in namespace {netns} survived SIGKILL for {KILL_WAIT_S} s")
+            raise LabError(
+                f"processes {pids} in namespace {netns} survived SIGKILL for {KILL_WAIT_S} s"
+            )
         for pid in pids:
             try:
                 os.kill(pid, signal.SIGKILL)

@@ -18,7 +18,9 @@ NAMESPACE_PREFIX = "gpufabric-lab-"
 """Every namespace of every lab starts with this; the sweeper removes nothing else."""
 
 LAB_ID_PATTERN = re.compile(r"^[0-9a-f]{6}$")
-NAMESPACE_PATTERN = re.compile(rf"^{re.escape(NAMESPACE_PREFIX)}(?P<lab_id>[0-9a-f]{{6}})-(?P<role>leaf|mgmt|probe|node\d{{2,3}})$")
+NAMESPACE_PATTERN = re.compile(
+    rf"^{re.escape(NAMESPACE_PREFIX)}(?P<lab_id>[0-9a-f]{{6}})-(?P<role>leaf|mgmt|probe|node\d{{2,3}})$"
+)
 
 BACKEND_MTU = 9000
 FIRST_ROUTE_TABLE = 101
@@ -59,7 +61,9 @@ class NodePlan:
         for nic in self.nics:
             if nic.rail == rail:
                 return nic
-        raise UsageError(f"{self.name} has no NIC on rail {rail} (rails: {[n.rail for n in self.nics]})")
+        raise UsageError(
+            f"{self.name} has no NIC on rail {rail} (rails: {[n.rail for n in self.nics]})"
+        )
 
 
 @dataclass(frozen=True)
@@ -80,7 +84,11 @@ class LabPlan:
 
     @property
     def namespaces(self) -> tuple[str, ...]:
-        return (self.mgmt_namespace, self.leaf_namespace, *(n.namespace for n in self.nodes))
+        return (
+            self.mgmt_namespace,
+            self.leaf_namespace,
+            *(n.namespace for n in self.nodes),
+        )
 
 
 def new_lab_id() -> str:
@@ -105,7 +113,8 @@ def plan_lab(lab_id: str, nodes: int, rails: int, mgmt_subnet: IPv4Network) -> L
     subnets = tuple(rail_subnet(r) for r in range(rails))
     base = f"{NAMESPACE_PREFIX}{lab_id}"
     node_plans = tuple(
-        _plan_node(i, f"{base}-node{i + 1:02d}", subnets, mgmt_subnet) for i in range(nodes)
+        _plan_node(i, f"{base}-node{i + 1:02d}", subnets, mgmt_subnet)
+        for i in range(nodes)
     )
     return LabPlan(
         lab_id=lab_id,
@@ -122,7 +131,9 @@ def plan_lab(lab_id: str, nodes: int, rails: int, mgmt_subnet: IPv4Network) -> L
     )
 
 
-def _plan_node(index: int, namespace: str, subnets: tuple[IPv4Network, ...], mgmt: IPv4Network) -> NodePlan:
+def _plan_node(
+    index: int, namespace: str, subnets: tuple[IPv4Network, ...], mgmt: IPv4Network
+) -> NodePlan:
     host = index + 1
     nics = tuple(
         NicPlan(

@@ -8,15 +8,35 @@ import subprocess
 from pytest_gpufabric.lab import Lab, NodeRef
 
 PING_DEADLINE_S = 1
-JUMBO_PAYLOAD = 8972  # 9000 MTU - 20 (IPv4 header) - 8 (ICMP header), as in S0's jumbo ping
+JUMBO_PAYLOAD = (
+    8972  # 9000 MTU - 20 (IPv4 header) - 8 (ICMP header), as in S0's jumbo ping
+)
 SMALL_PAYLOAD = 56
 
 
-def ping(lab: Lab, node: NodeRef, source: str, target: str, *, payload: int = SMALL_PAYLOAD) -> subprocess.CompletedProcess[str]:
+def ping(
+    lab: Lab, node: NodeRef, source: str, target: str, *, payload: int = SMALL_PAYLOAD
+) -> subprocess.CompletedProcess[str]:
     """One ping from ``source`` (an address of ``node``) to ``target``, don't-fragment set, bounded."""
     return lab.exec_in(
         node,
-        ["ping", "-n", "-c", "1", "-W", "1", "-w", str(PING_DEADLINE_S), "-M", "do", "-s", str(payload), "-I", source, target],
+        [
+            "ping",
+            "-n",
+            "-c",
+            "1",
+            "-W",
+            "1",
+            "-w",
+            str(PING_DEADLINE_S),
+            "-M",
+            "do",
+            "-s",
+            str(payload),
+            "-I",
+            source,
+            target,
+        ],
     )
 
 

@@ -16,7 +16,9 @@ pytestmark = pytest.mark.lab
 KILL_AFTER_S = 0.5
 
 
-def test_mtu_1500_on_one_nic_breaks_jumbo_ping_both_ways(lab: Lab, faults: Faults) -> None:
+def test_mtu_1500_on_one_nic_breaks_jumbo_ping_both_ways(
+    lab: Lab, faults: Faults
+) -> None:
     node1, node2 = lab.nodes[0], lab.nodes[1]
     a, b = str(node1.nic(0).ipv4.ip), str(node2.nic(0).ipv4.ip)
     assert ping(lab, 0, a, b, payload=JUMBO_PAYLOAD).returncode == 0
@@ -25,13 +27,17 @@ def test_mtu_1500_on_one_nic_breaks_jumbo_ping_both_ways(lab: Lab, faults: Fault
         outgoing = ping(lab, 1, b, a, payload=JUMBO_PAYLOAD)
         assert outgoing.returncode != 0
         assert "message too long" in (outgoing.stdout + outgoing.stderr).lower()
-        assert ping(lab, 0, a, b, payload=JUMBO_PAYLOAD).returncode != 0  # dropped at the 1500 NIC
+        assert (
+            ping(lab, 0, a, b, payload=JUMBO_PAYLOAD).returncode != 0
+        )  # dropped at the 1500 NIC
         assert ping(lab, 0, a, b).returncode == 0  # small packets still pass
     assert ping(lab, 0, a, b, payload=JUMBO_PAYLOAD).returncode == 0
 
 
 @pytest.mark.parametrize("side", ["switch", "node"])
-def test_a_rail_link_down_makes_that_nic_unreachable(lab: Lab, faults: Faults, side: str) -> None:
+def test_a_rail_link_down_makes_that_nic_unreachable(
+    lab: Lab, faults: Faults, side: str
+) -> None:
     victim = lab.nodes[2].nic(1)
     other_rail, same_rail = lab.nodes[0].nic(0), lab.nodes[0].nic(1)
     assert ping(lab, 0, str(other_rail.ipv4.ip), str(victim.ipv4.ip)).returncode == 0
@@ -40,12 +46,19 @@ def test_a_rail_link_down_makes_that_nic_unreachable(lab: Lab, faults: Faults, s
     assert "LOWER_UP" not in state["flags"]  # type: ignore[operator]
     assert ping(lab, 0, str(other_rail.ipv4.ip), str(victim.ipv4.ip)).returncode != 0
     assert ping(lab, 0, str(same_rail.ipv4.ip), str(victim.ipv4.ip)).returncode != 0
-    assert ping(lab, 0, str(other_rail.ipv4.ip), str(lab.nodes[2].nic(0).ipv4.ip)).returncode == 0  # rail 0 fine
+    assert (
+        ping(
+            lab, 0, str(other_rail.ipv4.ip), str(lab.nodes[2].nic(0).ipv4.ip)
+        ).returncode
+        == 0
+    )  # rail 0 fine
     fault.revert()
     assert ping(lab, 0, str(other_rail.ipv4.ip), str(victim.ipv4.ip)).returncode == 0
 
 
-def test_a_wrong_rule_sends_the_nic_traffic_through_another_table(lab: Lab, faults: Faults) -> None:
+def test_a_wrong_rule_sends_the_nic_traffic_through_another_table(
+    lab: Lab, faults: Faults
+) -> None:
     node = lab.nodes[3]
     nic0, nic1 = node.nic(0), node.nic(1)
     target = str(lab.nodes[0].nic(1).ipv4.ip)
@@ -59,7 +72,9 @@ def test_a_wrong_rule_sends_the_nic_traffic_through_another_table(lab: Lab, faul
     assert (route["dev"], route["table"]) == (nic0.netdev, str(nic0.route_table))
 
 
-def test_a_rule_to_an_empty_table_lets_the_traffic_leave_through_another_nic(lab: Lab, faults: Faults) -> None:
+def test_a_rule_to_an_empty_table_lets_the_traffic_leave_through_another_nic(
+    lab: Lab, faults: Faults
+) -> None:
     """The lookup falls through to the main table, whose connected route for the target's rail belongs
     to the node's other NIC: the packet leaves through the wrong NIC (what per-NIC tables prevent)."""
     node = lab.nodes[1]
@@ -72,7 +87,9 @@ def test_a_rule_to_an_empty_table_lets_the_traffic_leave_through_another_nic(lab
     assert (route["dev"], route["gateway"]) == (source.netdev, str(source.gateway))
 
 
-def test_a_stopped_sshd_refuses_connections_until_reverted(lab: Lab, faults: Faults) -> None:
+def test_a_stopped_sshd_refuses_connections_until_reverted(
+    lab: Lab, faults: Faults
+) -> None:
     with faults.stop_sshd(node=0):
         assert lab.sshd(0).pid is None
         done = lab.ssh(0, "true")
@@ -89,7 +106,9 @@ def test_killing_sshd_mid_command_ends_the_session(lab: Lab, faults: Faults) -> 
         killer = threading.Timer(KILL_AFTER_S, faults.kill_sshd, kwargs={"node": 1})
         started = time.monotonic()
         killer.start()
-        status = stdout.channel.recv_exit_status()  # -1: the channel closed without an exit status
+        status = (
+            stdout.channel.recv_exit_status()
+        )  # -1: the channel closed without an exit status
         elapsed = time.monotonic() - started
         killer.join()
     finally:
@@ -111,4 +130,3 @@ def test_a_changed_host_key_is_refused(lab: Lab, faults: Faults) -> None:
         with pytest.raises(paramiko.BadHostKeyException):
             lab.paramiko_client(2)
     assert lab.ssh(2, "hostname").stdout.strip() == lab.nodes[2].name
-

@@ -46,7 +46,11 @@ def _assert_gone(lab_id: str, sshd_pids: list[int]) -> None:
 def test_teardown_leaves_no_namespace_no_sshd_no_files(lab_host: None) -> None:
     with Lab(nodes=2, rails=1) as small:
         lab_id = small.lab_id
-        pids = [pid for node in small.nodes if (pid := small.sshd(node.index).pid) is not None]
+        pids = [
+            pid
+            for node in small.nodes
+            if (pid := small.sshd(node.index).pid) is not None
+        ]
         assert len(pids) == 2 and all(_alive(pid) for pid in pids)
         assert len(lab_namespaces(lab_id)) == 4
         small.ssh(0, "true")
@@ -64,11 +68,13 @@ def test_two_labs_coexist_on_distinct_management_subnets(lab: Lab) -> None:
 
 
 def test_a_failing_body_still_tears_the_lab_down(lab_host: None) -> None:
-    with pytest.raises(RuntimeError, match="test body failed"):
-        with Lab(nodes=1, rails=1) as failing:
-            lab_id = failing.lab_id
-            pids = [failing.sshd(0).pid or -1]
-            raise RuntimeError("test body failed")
+    with (
+        pytest.raises(RuntimeError, match="test body failed"),
+        Lab(nodes=1, rails=1) as failing,
+    ):
+        lab_id = failing.lab_id
+        pids = [failing.sshd(0).pid or -1]
+        raise RuntimeError("test body failed")
     _assert_gone(lab_id, pids)
 
 
@@ -92,13 +98,25 @@ def _cli_lab() -> Iterator[tuple[subprocess.Popen[str], str]]:
             child.stdout.close()
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_an_interrupted_cli_lab_removes_itself(lab_host: None, sig: signal.Signals) -> None:
+@pytest.mark.parametrize(
+    "sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"]
+)
+def test_an_interrupted_cli_lab_removes_itself(
+    lab_host: None, sig: signal.Signals
+) -> None:
     with _cli_lab() as (child, lab_id):
         namespaces = lab_namespaces(lab_id)
         assert len(namespaces) == 4
-        pids = [int(p) for ns in namespaces for p in subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True, check=True).stdout.split()]
-        assert len(pids) >= 2  # one sshd per node (and maybe the child serving the readiness probe)
+        pids = [
+            int(p)
+            for ns in namespaces
+            for p in subprocess.run(
+                ["ip", "netns", "pids", ns], capture_output=True, text=True, check=True
+            ).stdout.split()
+        ]
+        assert (
+            len(pids) >= 2
+        )  # one sshd per node (and maybe the child serving the readiness probe)
         child.send_signal(sig)
         child.wait(timeout=CLI_TIMEOUT_S)
     _assert_gone(lab_id, pids)
@@ -110,7 +128,13 @@ def test_sweep_removes_a_killed_owners_lab_and_spares_living_ones(lab: Lab) -> N
         child.wait(timeout=CLI_TIMEOUT_S)
         namespaces = lab_namespaces(lab_id)
         assert len(namespaces) == 4  # nothing could clean up after SIGKILL
-        pids = [int(p) for ns in namespaces for p in subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True, check=True).stdout.split()]
+        pids = [
+            int(p)
+            for ns in namespaces
+            for p in subprocess.run(
+                ["ip", "netns", "pids", ns], capture_output=True, text=True, check=True
+            ).stdout.split()
+        ]
         assert pids and all(_alive(pid) for pid in pids)
     removed = sweep_stale()
     assert lab_id in removed
@@ -119,16 +143,25 @@ def test_sweep_removes_a_killed_owners_lab_and_spares_living_ones(lab: Lab) -> N
     assert lab.ssh(0, "true").returncode == 0
 
 
-def test_write_inventory_is_a_valid_site_yaml_describing_the_live_lab(lab: Lab, tmp_path: Path) -> None:
+def test_write_inventory_is_a_valid_site_yaml_describing_the_live_lab(
+    lab: Lab, tmp_path: Path
+) -> None:
     site = lab.write_inventory(tmp_path / "site.yaml")
     inventory = load_inventory(site, known_profiles=["lab-linux"])
     document = yaml.safe_load(site.read_text())
     assert document["profile"] == "lab-linux"
-    assert document["defaults"]["platform"] == {"gpu_vendor": "none", "gpu_model": "none", "nic_vendor": "other", "deployment": "baremetal"}
+    assert document["defaults"]["platform"] == {
+        "gpu_vendor": "none",
+        "gpu_model": "none",
+        "nic_vendor": "other",
+        "deployment": "baremetal",
+    }
     assert document["defaults"]["ssh"]["known_hosts"] == str(lab.known_hosts)
     assert len(inventory.nodes) == len(lab.nodes)
     for entry in document["nodes"]:
-        done = lab.ssh(entry["name"], "hostname; ip -o -4 addr show; ip -4 route show table all")
+        done = lab.ssh(
+            entry["name"], "hostname; ip -o -4 addr show; ip -4 route show table all"
+        )
         assert done.returncode == 0, done.stderr
         assert done.stdout.splitlines()[0] == entry["name"]
         assert f"inet {entry['address']}/24" in done.stdout
@@ -136,5 +169,7 @@ def test_write_inventory_is_a_valid_site_yaml_describing_the_live_lab(lab: Lab, 
             assert f"{nic['netdev']}    inet {nic['ipv4']} " in done.stdout
             route = f"default via {nic['gateway']} dev {nic['netdev']} table {nic['route_table']}"
             assert route in done.stdout
-            speed = lab.exec_in(entry["name"], ["cat", f"/sys/class/net/{nic['netdev']}/speed"]).stdout
+            speed = lab.exec_in(
+                entry["name"], ["cat", f"/sys/class/net/{nic['netdev']}/speed"]
+            ).stdout
             assert nic["speed_gbps"] * 1000 == int(speed)

@@ -22,14 +22,19 @@ def test_full_ping_mesh_between_hosts_as_in_s0_2_4_3(lab: Lab) -> None:
             if other is not source_node
             for dst in other.nics
         ]
-        script = "; ".join(f"ping -n -c 1 -W 1 -I {s} {d} >/dev/null || echo FAIL {s} {d}" for s, d in pairs)
+        script = "; ".join(
+            f"ping -n -c 1 -W 1 -I {s} {d} >/dev/null || echo FAIL {s} {d}"
+            for s, d in pairs
+        )
         done = lab.ssh(source_node.index, script, timeout_s=60)
         assert done.returncode == 0, done.stderr
         failures += done.stdout.split("\n") if done.stdout.strip() else []
     assert failures == []
 
 
-def test_cross_rail_traffic_is_routed_through_the_leaf_by_the_source_table(lab: Lab) -> None:
+def test_cross_rail_traffic_is_routed_through_the_leaf_by_the_source_table(
+    lab: Lab,
+) -> None:
     node1, node2 = lab.nodes[0], lab.nodes[1]
     source, target = node1.nic(0), node2.nic(1)
     route = route_get(lab, node1.index, str(target.ipv4.ip), str(source.ipv4.ip))
@@ -46,7 +51,9 @@ def test_rules_and_tables_match_s0_2_4_1(lab: Lab) -> None:
         rules = lab.exec_in(node.index, ["ip", "rule", "show"]).stdout
         for nic in node.nics:
             assert f"from {nic.ipv4.ip} lookup {nic.route_table}" in rules
-            table = lab.exec_in(node.index, ["ip", "route", "list", "table", str(nic.route_table)]).stdout
+            table = lab.exec_in(
+                node.index, ["ip", "route", "list", "table", str(nic.route_table)]
+            ).stdout
             assert table.strip() == f"default via {nic.gateway} dev {nic.netdev}"
 
 
@@ -57,9 +64,13 @@ def test_every_backend_link_has_mtu_9000_and_the_leaf_forwards(lab: Lab) -> None
     leaf = lab.plan.leaf_namespace
     leaf_links = ip_json("link", "show", netns=leaf)
     backend = [link for link in leaf_links if link["ifname"] != "lo"]
-    assert len(backend) == len(lab.plan.rail_bridges) + len(lab.nodes) * len(lab.plan.rail_bridges)
+    assert len(backend) == len(lab.plan.rail_bridges) + len(lab.nodes) * len(
+        lab.plan.rail_bridges
+    )
     assert {link["mtu"] for link in backend} == {9000}
-    forward = run(["ip", "netns", "exec", leaf, "sysctl", "-n", "net.ipv4.ip_forward"]).stdout.strip()
+    forward = run(
+        ["ip", "netns", "exec", leaf, "sysctl", "-n", "net.ipv4.ip_forward"]
+    ).stdout.strip()
     assert forward == "1"
 
 

@@ -36,7 +36,9 @@ def test_paramiko_and_fabric_connect_with_strict_host_keys(lab: Lab) -> None:
     finally:
         client.close()
     with lab.fabric_connection(node.name) as connection:
-        result = connection.run("ip -o -4 addr show dev benic1p1", hide=True, in_stream=False)
+        result = connection.run(
+            "ip -o -4 addr show dev benic1p1", hide=True, in_stream=False
+        )
         assert str(node.nic(0).ipv4) in result.stdout
 
 
@@ -52,7 +54,9 @@ def test_a_key_the_lab_did_not_issue_is_refused(lab: Lab, tmp_path: Path) -> Non
     stranger = generate_key(tmp_path / "stranger", "not the lab key")
     argv = lab.ssh_argv(0, "true")
     argv[argv.index(str(lab.ssh_key))] = str(stranger)
-    refused = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
+    refused = subprocess.run(
+        argv, capture_output=True, text=True, timeout=30, check=False
+    )
     assert refused.returncode == 255
     assert "Permission denied (publickey)" in refused.stderr
 
@@ -62,15 +66,26 @@ def test_password_authentication_is_not_offered(lab: Lab) -> None:
     client.load_host_keys(str(lab.known_hosts))
     client.set_missing_host_key_policy(paramiko.RejectPolicy())
     with pytest.raises(paramiko.BadAuthenticationType) as caught:
-        client.connect(str(lab.nodes[0].mgmt_ip), username="root", password="root", look_for_keys=False, allow_agent=False, timeout=10)
+        client.connect(
+            str(lab.nodes[0].mgmt_ip),
+            username="root",
+            password="root",
+            look_for_keys=False,
+            allow_agent=False,
+            timeout=10,
+        )
     client.close()
     assert caught.value.allowed_types == ["publickey"]
 
 
-def test_an_unknown_host_is_rejected_without_known_hosts(lab: Lab, tmp_path: Path) -> None:
+def test_an_unknown_host_is_rejected_without_known_hosts(
+    lab: Lab, tmp_path: Path
+) -> None:
     empty = tmp_path / "known_hosts"
     empty.write_text("")
-    argv = [a.replace(str(lab.known_hosts), str(empty)) for a in lab.ssh_argv(0, "true")]
+    argv = [
+        a.replace(str(lab.known_hosts), str(empty)) for a in lab.ssh_argv(0, "true")
+    ]
     done = subprocess.run(argv, capture_output=True, text=True, timeout=30, check=False)
     assert done.returncode == 255
     assert "Host key verification failed" in done.stderr

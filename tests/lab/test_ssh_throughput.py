@@ -22,7 +22,9 @@ def _run(client: object, command: str) -> int:
     return int(stdout.channel.recv_exit_status())
 
 
-def test_reused_connection_outpaces_a_connection_per_command(lab: Lab, capsys: pytest.CaptureFixture[str]) -> None:
+def test_reused_connection_outpaces_a_connection_per_command(
+    lab: Lab, capsys: pytest.CaptureFixture[str]
+) -> None:
     node = lab.nodes[0].name
     client = lab.paramiko_client(node)
     try:
