@@ -122,15 +122,15 @@ class Faults:
         self, node: NodeRef, rail: int, table: int | None = None
     ) -> AppliedFault:
         """Replace ``from <NIC ip> lookup <its table>`` by a rule to ``table`` (default: the next rail's
-        table, a copy-paste mistake; with one rail, an empty table)."""
+        table, wrapping to the first, a copy-paste mistake; with one rail, an empty table)."""
         plan = self._lab.node(node)
         nic = plan.nic(rail)
         rails = len(plan.nics)
-        wrong = (
-            table
-            if table is not None
-            else (nic.route_table + 1 if rail + 1 < rails else nic.route_table + rails)
+        first_table = nic.route_table - rail
+        next_rail_table = (
+            first_table + (rail + 1) % rails if rails > 1 else first_table + rails
         )
+        wrong = table if table is not None else next_rail_table
         if wrong == nic.route_table:
             raise LabError(
                 f"table {wrong} is the right table of {plan.name}/{nic.netdev}"

@@ -69,11 +69,11 @@ class SshdFiles:
         )
 
 
-def render_config(files: SshdFiles, listen: IPv4Address) -> str:
+def render_config(files: SshdFiles, listen: IPv4Address, port: int = SSH_PORT) -> str:
     """An sshd_config that accepts only the lab's key, only on the node's management address."""
     return "\n".join(
         [
-            f"ListenAddress {listen}:{SSH_PORT}",
+            f"ListenAddress {listen}:{port}",
             f"HostKey {files.host_key}",
             f"AuthorizedKeysFile {files.authorized_keys}",
             f"PidFile {files.pid_file}",

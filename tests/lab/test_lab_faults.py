@@ -56,20 +56,22 @@ def test_a_rail_link_down_makes_that_nic_unreachable(
     assert ping(lab, 0, str(other_rail.ipv4.ip), str(victim.ipv4.ip)).returncode == 0
 
 
+@pytest.mark.parametrize(("rail", "other_rail"), [(0, 1), (1, 0)])
 def test_a_wrong_rule_sends_the_nic_traffic_through_another_table(
-    lab: Lab, faults: Faults
+    lab: Lab, faults: Faults, rail: int, other_rail: int
 ) -> None:
+    """By default the rule points at the next rail's table (the last rail wraps to the first)."""
     node = lab.nodes[3]
-    nic0, nic1 = node.nic(0), node.nic(1)
+    nic, other = node.nic(rail), node.nic(other_rail)
     target = str(lab.nodes[0].nic(1).ipv4.ip)
-    with faults.wrong_rule(node=3, rail=0):
+    with faults.wrong_rule(node=3, rail=rail):
         rules = lab.exec_in(3, ["ip", "rule", "show"]).stdout
-        assert f"from {nic0.ipv4.ip} lookup {nic1.route_table}" in rules
-        assert f"from {nic0.ipv4.ip} lookup {nic0.route_table}" not in rules
-        route = route_get(lab, 3, target, str(nic0.ipv4.ip))
-        assert (route["dev"], route["table"]) == (nic1.netdev, str(nic1.route_table))
-    route = route_get(lab, 3, target, str(nic0.ipv4.ip))
-    assert (route["dev"], route["table"]) == (nic0.netdev, str(nic0.route_table))
+        assert f"from {nic.ipv4.ip} lookup {other.route_table}" in rules
+        assert f"from {nic.ipv4.ip} lookup {nic.route_table}" not in rules
+        route = route_get(lab, 3, target, str(nic.ipv4.ip))
+        assert (route["dev"], route["table"]) == (other.netdev, str(other.route_table))
+    route = route_get(lab, 3, target, str(nic.ipv4.ip))
+    assert (route["dev"], route["table"]) == (nic.netdev, str(nic.route_table))
 
 
 def test_a_rule_to_an_empty_table_lets_the_traffic_leave_through_another_nic(
