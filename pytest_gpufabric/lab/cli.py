@@ -31,10 +31,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     up.add_argument("--profile", default="lab-linux")
     down = commands.add_parser(
-        "down",
-        help="remove labs of this project (all, or the given ids), living or not",
+        "down", help="remove the given labs, or with --all every lab of this project"
     )
     down.add_argument("lab_ids", nargs="*", metavar="LAB_ID")
+    down.add_argument(
+        "--all",
+        action="store_true",
+        help="remove every lab, also those of living processes",
+    )
     commands.add_parser(
         "sweep", help="remove only stale labs (whose owner process is gone)"
     )
@@ -47,10 +51,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "up":
             return _up(args.nodes, args.rails, args.inventory, args.profile)
         if args.command == "down":
-            ids = args.lab_ids
-            for lab_id in ids:
+            if bool(args.lab_ids) == args.all:
+                print(
+                    "down: name the labs (LAB_ID ...) or pass --all, not both",
+                    file=sys.stderr,
+                )
+                return 2
+            removed = remove_all() if args.all else list(args.lab_ids)
+            for lab_id in [] if args.all else removed:
                 remove_lab(lab_id)
-            removed = ids or remove_all()
             print(f"removed labs: {' '.join(removed) or 'none'}")
             return 0
         removed = sweep_stale()

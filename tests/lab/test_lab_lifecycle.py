@@ -173,3 +173,33 @@ def test_write_inventory_is_a_valid_site_yaml_describing_the_live_lab(
                 entry["name"], ["cat", f"/sys/class/net/{nic['netdev']}/speed"]
             ).stdout
             assert nic["speed_gbps"] * 1000 == int(speed)
+
+
+def test_cli_down_removes_a_named_lab_and_refuses_to_guess(lab_host: None) -> None:
+    cli = [sys.executable, "-m", "pytest_gpufabric.lab", "down"]
+    refused = subprocess.run(
+        cli,
+        check=False,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=CLI_TIMEOUT_S,
+    )
+    assert refused.returncode == 2
+    assert "--all" in refused.stderr
+    with Lab(nodes=1, rails=1) as doomed:
+        pids = [doomed.sshd(0).pid or -1]
+        done = subprocess.run(
+            [*cli, doomed.lab_id],
+            check=False,
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            timeout=CLI_TIMEOUT_S,
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == f"removed labs: {doomed.lab_id}"
+        _assert_gone(doomed.lab_id, pids)
+    assert (
+        doomed.teardown_s is not None
+    )  # the owner's own teardown copes with the lab being gone
