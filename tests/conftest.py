@@ -1,4 +1,4 @@
-"""Fixtures of the plugin tests."""
+"""Fixtures shared by the project's tests."""
 
 from __future__ import annotations
 

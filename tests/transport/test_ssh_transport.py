@@ -1,0 +1,107 @@
+"""The SSH transport against a real sshd on loopback: reuse, host keys, errors, remote-side bounds."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from loopback_sshd import LOOPBACK, LoopbackSshd, free_port
+
+from pytest_gpufabric.errors import TransportError
+from pytest_gpufabric.transport.ssh import SshEndpoint, SshTransport
+
+
+def endpoint(sshd: LoopbackSshd, **changes: object) -> SshEndpoint:
+    base = SshEndpoint(address=str(LOOPBACK), user="root", port=sshd.port, key=str(sshd.client_key),
+                       known_hosts=str(sshd.known_hosts), connect_timeout_s=5, sudo=False)
+    return replace(base, **changes)  # type: ignore[arg-type]
+
+
+def transport(sshd: LoopbackSshd, **changes: object) -> SshTransport:
+    return SshTransport({"n1": endpoint(sshd, **changes)})
+
+
+def test_runs_a_command_and_keeps_stdout_stderr_exit_code(sshd: LoopbackSshd) -> None:
+    t = transport(sshd)
+    try:
+        result = t.run("n1", "echo out; echo err >&2; echo $LC_ALL; exit 7", 10)
+    finally:
+        t.close()
+    assert (result.stdout, result.stderr, result.exit_code) == ("out\nC\n", "err\n", 7)
+
+
+def test_one_connection_per_node_is_reused_for_every_command(sshd: LoopbackSshd) -> None:
+    before = sshd.accepted_logins()
+    t = transport(sshd)
+    try:
+        for n in range(20):
+            assert t.run("n1", f"echo {n}", 10).stdout == f"{n}\n"
+    finally:
+        t.close()
+    assert t.connections_opened == {"n1": 1}
+    time.sleep(0.2)
+    assert sshd.accepted_logins() - before == 1
+
+
+def test_values_reach_the_node_exactly_as_quoted(sshd: LoopbackSshd) -> None:
+    from pytest_gpufabric.commands import sh
+
+    tricky = "a b'c\"d;$(echo no)`x`"
+    t = transport(sshd)
+    try:
+        assert t.run("n1", sh("printf", "%s", tricky), 10).stdout == tricky
+    finally:
+        t.close()
+
+
+def test_remote_timeout_leaves_no_process_behind(sshd: LoopbackSshd) -> None:
+    token = uuid.uuid4().hex
+    marker = f"gpufabric-{token}"
+    t = transport(sshd)
+    try:
+        started = time.monotonic()
+        result = t.run("n1", f"bash -c 'exec -a {marker} sleep 300' | cat", 1)
+        assert result.exit_code == 124 and time.monotonic() - started < 15
+        assert t.run("n1", f"pgrep -f '[g]pufabric-{token}' || echo none", 10).stdout.strip() == "none"
+    finally:
+        t.close()
+
+
+def test_unknown_host_key_is_refused_by_default(sshd: LoopbackSshd, tmp_path: Path) -> None:
+    empty = tmp_path / "known_hosts"
+    empty.write_text("")
+    with pytest.raises(TransportError, match="unknown host key"):
+        transport(sshd, known_hosts=str(empty)).run("n1", "true", 10)
+    insecure = transport(sshd, known_hosts=str(empty), verify_host_key=False)
+    try:
+        assert insecure.run("n1", "echo ok", 10).stdout == "ok\n"
+    finally:
+        insecure.close()
+
+
+def test_changed_host_key_is_refused(sshd: LoopbackSshd, tmp_path: Path) -> None:
+    other = tmp_path / "known_hosts"
+    other.write_text(f"[{LOOPBACK}]:{sshd.port} ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n")
+    with pytest.raises(TransportError, match="host key of .* changed"):
+        transport(sshd, known_hosts=str(other)).run("n1", "true", 10)
+
+
+def test_wrong_key_is_an_authentication_error(sshd: LoopbackSshd, tmp_path: Path) -> None:
+    from pytest_gpufabric.lab.sshd import generate_key
+
+    stranger = generate_key(tmp_path / "stranger", "stranger")
+    with pytest.raises(TransportError, match="authentication failed"):
+        transport(sshd, key=str(stranger)).run("n1", "true", 10)
+
+
+def test_unreachable_node_errors_fast_and_is_not_retried(sshd: LoopbackSshd) -> None:
+    t = transport(sshd, port=free_port())
+    with pytest.raises(TransportError, match="unreachable"):
+        t.run("n1", "true", 10)
+    started = time.monotonic()
+    with pytest.raises(TransportError, match="unreachable"):
+        t.run("n1", "true", 10)
+    assert time.monotonic() - started < 0.1
