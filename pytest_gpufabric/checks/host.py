@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network
+
+from pytest_gpufabric.parsers.ip import Route, Rule
 from pytest_gpufabric.parsers.kernel_cmdline import KernelCmdline
 
 PASSTHROUGH = "passthrough"
@@ -23,3 +26,32 @@ def iommu_evidence(cmdline: KernelCmdline) -> str:
     """The parameters that decided the mode, for the failure message."""
     shown = [f"{k}={v}" for k, v in cmdline.params if k in ("iommu", "amd_iommu", "intel_iommu", "iommu.passthrough")]
     return " ".join(shown) or "no iommu parameter on the kernel command line"
+
+
+def active_services(systemctl_output: str, services: tuple[str, ...]) -> list[str]:
+    """The services ``systemctl is-active a b ...`` reports ``active`` (one answer line per service, in order)."""
+    answers = [line.strip() for line in systemctl_output.splitlines() if line.strip()]
+    return [service for service, answer in zip(services, answers) if answer == "active"]
+
+
+def shared_subnets(interfaces: dict[str, tuple[IPv4Interface, ...]]) -> list[str]:
+    """Subnets holding more than one of the given interfaces (the ARP-flux condition of S0 2.4)."""
+    owners: dict[IPv4Network, list[str]] = {}
+    for name, addresses in sorted(interfaces.items()):
+        for address in addresses:
+            owners.setdefault(address.network, []).append(name)
+    return [f"{net}: {', '.join(names)}" for net, names in sorted(owners.items()) if len(names) > 1]
+
+
+def routing_problems(rules: tuple[Rule, ...], routes: tuple[Route, ...], address: IPv4Address, table: int, gateway: IPv4Address | None) -> list[str]:
+    """What S0 2.4.1/2.4.2 source routing lacks for one NIC: the ``from <ip> lookup <table>`` rule and the
+    table's default route via the NIC's gateway."""
+    problems = []
+    if not any(r.table == str(table) and r.source_network is not None and address in r.source_network for r in rules):
+        problems.append(f"no rule 'from {address} lookup {table}'")
+    defaults = [r for r in routes if r.is_default]
+    if not defaults:
+        problems.append(f"table {table} has no default route")
+    elif gateway is not None and not any(r.gateway_address == gateway for r in defaults):
+        problems.append(f"table {table} default route via {', '.join(str(r.gateway) for r in defaults)}, not {gateway}")
+    return problems

@@ -42,3 +42,8 @@ def acs_on_route(route: tuple[str, ...], lspci: LspciReport) -> list[AcsFinding]
         if function.acs_ctl is not None:
             findings.append(AcsFinding(bdf, function.description, function.acs_ctl.get("SrcValid", False)))
     return findings
+
+
+def share_pcie_switch(a: PciDevicePath, b: PciDevicePath) -> bool:
+    """True when both devices sit below one bridge beyond the root port (a PCIe switch), S0 1.3, 2.8.2."""
+    return a.root_bus == b.root_bus and len(a.chain) > 2 and len(b.chain) > 2 and a.chain[:2] == b.chain[:2]

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_gpufabric.checks.pcie import acs_on_route, p2p_bridges
+from pytest_gpufabric.checks.pcie import acs_on_route, p2p_bridges, share_pcie_switch
 from pytest_gpufabric.commands import sh
 from pytest_gpufabric.context import CheckContext
 from pytest_gpufabric.parsers.lspci import parse_lspci
 from pytest_gpufabric.parsers.pci_path import parse_pci_device_path
-from pytest_gpufabric.targets import NicGpuPairTarget
+from pytest_gpufabric.targets import GpuTarget, NicGpuPairTarget, NicTarget
 
 
 @pytest.mark.check("PCI-001")
@@ -27,3 +27,36 @@ def test_acs_disabled_on_nic_gpu_path(nic_gpu_pair: NicGpuPairTarget, gpufabric:
         len(enabled),
         detail="ACS SrcValid+ on " + ", ".join(f.bdf for f in enabled) if enabled else f"route: {' '.join(route)}",
     )
+
+
+def _link(gpufabric: CheckContext, node: str, bdf: str, where: str) -> None:
+    lspci = gpufabric.parse(parse_lspci, gpufabric.run(node, "lspci -vvv", cached=True))
+    function = gpufabric.require(lspci.get(bdf), f"{bdf} in lspci -vvv")
+    cap = gpufabric.require(function.link_cap, f"LnkCap of {bdf}")
+    sta = gpufabric.require(function.link_sta, f"LnkSta of {bdf}")
+    detail = f"LnkCap {cap.speed_gts}GT/s x{cap.width}, LnkSta {sta.speed_gts}GT/s x{sta.width}"
+    gpufabric.expect_each([
+        ("below_capability", sta.downgraded or (sta.speed_gts, sta.width) != (cap.speed_gts, cap.width), where, detail),
+        ("speed_gts", sta.speed_gts, where, detail),
+        ("width", sta.width, where, detail),
+    ])
+
+
+@pytest.mark.check("PCI-002")
+def test_nic_pcie_link(nic: NicTarget, gpufabric: CheckContext) -> None:
+    _link(gpufabric, nic.node.name, nic.nic.pci, f"{nic.id} ({nic.nic.pci})")
+
+
+@pytest.mark.check("PCI-003")
+def test_gpu_pcie_link(gpu: GpuTarget, gpufabric: CheckContext) -> None:
+    _link(gpufabric, gpu.node.name, gpu.gpu.pci, f"{gpu.id} ({gpu.gpu.pci})")
+
+
+@pytest.mark.check("PCI-004")
+def test_nic_shares_switch_with_gpu(nic_gpu_pair: NicGpuPairTarget, gpufabric: CheckContext) -> None:
+    node = nic_gpu_pair.node.name
+    nic, gpu = (
+        gpufabric.parse(parse_pci_device_path, gpufabric.run(node, sh("readlink", "-f", f"/sys/bus/pci/devices/{bdf}"), cached=True))
+        for bdf in (nic_gpu_pair.nic.pci, nic_gpu_pair.gpu.pci)
+    )
+    gpufabric.expect("share_pcie_switch", share_pcie_switch(nic, gpu), detail=f"NIC {' > '.join(nic.chain)}; GPU {' > '.join(gpu.chain)}")

@@ -1,0 +1,78 @@
+"""Software and drivers (DRV-*): module versions, cluster consistency, peer memory, dkms builds."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+
+from pytest_gpufabric.parsers.kallsyms import KernelSymbols
+from pytest_gpufabric.parsers.kmod import DkmsEntry, LoadedModules
+
+PEER_MEMORY_SYMBOL = "ib_register_peer_memory_client"
+PEER_MEMORY_PROVIDERS = ("ib_uverbs", "ib_peer_mem")
+
+
+def odd_ones_out(values: Mapping[str, str | None]) -> dict[str, str | None]:
+    """The nodes whose value differs from the most common one (ties: the smallest value wins, so the
+    answer does not depend on the order the nodes are listed in)."""
+    if not values:
+        return {}
+    counts = Counter(values.values())
+    majority = min(counts, key=lambda value: (-counts[value], str(value)))
+    return {node: value for node, value in sorted(values.items()) if value != majority}
+
+
+def consistency_detail(what: str, values: Mapping[str, str | None]) -> str:
+    """One line for a failure message: every node agrees, or which nodes differ and how."""
+    odd = odd_ones_out(values)
+    if not odd:
+        return f"{what} identical on all {len(values)} nodes of the profile"
+    shown = ", ".join(f"{node}={value or 'missing'}" for node, value in odd.items())
+    return f"{what} differs from the other nodes on {shown}"
+
+
+def peer_memory_provider(symbols: KernelSymbols) -> str:
+    """The module exporting ib_register_peer_memory_client (S0 2.2: ib_uverbs when built in, else
+    ib_peer_mem), ``kernel`` for the kernel image, ``none`` when the symbol is absent."""
+    providers = symbols.providers(PEER_MEMORY_SYMBOL)
+    for module in PEER_MEMORY_PROVIDERS:
+        if module in providers:
+            return module
+    if None in providers:
+        return "kernel"
+    return sorted(p for p in providers if p)[0] if providers else "none"
+
+
+def missing_modules(modules: LoadedModules, names: Iterable[str]) -> list[str]:
+    """The names among ``names`` that lsmod does not list."""
+    return [name for name in names if modules.get(name) is None]
+
+
+def dkms_installed(entries: Iterable[DkmsEntry], modules: Iterable[str], kernel: str) -> tuple[list[str], list[str]]:
+    """Of ``modules``, those dkms lists as ``installed`` for ``kernel`` (in the given order), and a line
+    for each of the others saying what dkms reports instead."""
+    found = {entry.module: entry for entry in entries if entry.kernel == kernel}
+    installed, problems = [], []
+    for module in modules:
+        entry = found.get(module)
+        if entry is not None and entry.status == "installed":
+            installed.append(module)
+        elif entry is None:
+            problems.append(f"{module}: no build for {kernel}")
+        else:
+            problems.append(f"{module}/{entry.version}: {entry.status} for {kernel}")
+    return installed, problems
+
+
+def firmware_version(reported: str | None) -> str | None:
+    """The running firmware of ``ethtool -i``'s firmware-version, e.g. ``234.0.145.0`` of
+    ``234.0.145.0/pkg 234.0.145.0``; None when not reported."""
+    if not reported or not reported.strip():
+        return None
+    return reported.strip().split("/")[0].split()[0]
+
+
+def devices_not_listed(text: str, names: Iterable[str]) -> list[str]:
+    """The device names that do not appear as a whole word in a diagnostic command's output."""
+    return [name for name in names if not re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text)]

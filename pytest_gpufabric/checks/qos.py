@@ -1,0 +1,87 @@
+"""NIC QoS (QOS-*, DRV-009): what the NIC reports against the node's bnxt_re.conf values."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pytest_gpufabric.errors import MeasurementMissing
+from pytest_gpufabric.parsers.bnxt_re_conf import BnxtReConf
+from pytest_gpufabric.parsers.niccli import NicQos
+
+CONF_KEYS = ("ENABLE_FC", "FC_MODE", "ROCE_PRI", "ROCE_DSCP", "CNP_PRI", "CNP_DSCP", "ROCE_BW")
+ROCE_TC, CNP_TC, DEFAULT_TC = 1, 2, 0  # S0 2.5: RoCE in TC1, CNP in TC2, everything else TC0
+ROCE_UDP_PORT = 4791  # RoCE v2 UDP destination port (IANA), S0 2.5 APP TLV
+SEL_DSCP, SEL_UDP = 5, 3  # IEEE 802.1Qaz APP selector values, as printed in S0 2.5
+
+
+@dataclass(frozen=True)
+class ConfQos:
+    """The RoCE QoS intent of a node, read from /etc/bnxt_re/bnxt_re.conf."""
+
+    roce_pri: int
+    roce_dscp: int
+    cnp_pri: int
+    cnp_dscp: int
+    roce_bw: int
+
+    @property
+    def non_roce_bw(self) -> int:
+        return 100 - self.roce_bw
+
+
+def conf_qos(conf: BnxtReConf) -> ConfQos:
+    """The conf's QoS values; a missing or non-numeric key is a measurement error, never a default."""
+    values = {}
+    for key in ("ROCE_PRI", "ROCE_DSCP", "CNP_PRI", "CNP_DSCP", "ROCE_BW"):
+        value = conf.get_int(key)
+        if value is None:
+            raise MeasurementMissing(f"bnxt_re.conf has no numeric {key}")
+        values[key.lower()] = value
+    return ConfQos(**values)
+
+
+def prio_map_mismatches(qos: NicQos, want: ConfQos) -> list[str]:
+    """Priorities not in their traffic class: RoCE -> TC1, CNP -> TC2, all others -> TC0."""
+    problems = []
+    for priority in range(8):
+        expected = ROCE_TC if priority == want.roce_pri else CNP_TC if priority == want.cnp_pri else DEFAULT_TC
+        measured = qos.prio_map.get(priority)
+        if measured != expected:
+            problems.append(f"priority {priority} -> TC{measured} (want TC{expected})")
+    return problems
+
+
+def tc_bandwidth(qos: NicQos, tc: int) -> int | None:
+    return qos.tc_bandwidth[tc] if tc < len(qos.tc_bandwidth) else None
+
+
+def tsa_text(qos: NicQos, classes: int = 3) -> str:
+    """``0:ets 1:ets 2:strict`` for the first ``classes`` traffic classes."""
+    return " ".join(f"{tc}:{qos.tsa_map.get(tc, '?')}" for tc in range(classes))
+
+
+def pfc_text(qos: NicQos) -> str:
+    """PFC-enabled priorities as ``3`` / ``3,4`` / ``none``; a missing PFC TLV is an error."""
+    if qos.pfc_enabled is None:
+        raise MeasurementMissing("niccli output has no IEEE 8021QAZ PFC TLV")
+    return ",".join(str(p) for p in sorted(qos.pfc_enabled)) or "none"
+
+
+def app_mismatches(qos: NicQos, want: ConfQos) -> list[str]:
+    """APP TLV entries missing or mapped to another priority: RoCE DSCP, CNP DSCP, RoCE UDP port."""
+    if qos.app is None:
+        return ["no IEEE 8021QAZ APP TLV"]
+    wanted = (("dscp", want.roce_dscp, want.roce_pri, SEL_DSCP), ("dscp", want.cnp_dscp, want.cnp_pri, SEL_DSCP),
+              ("udp", ROCE_UDP_PORT, want.roce_pri, SEL_UDP))
+    problems = []
+    for protocol, value, priority, selector in wanted:
+        entries = [e for e in qos.app if e.protocol == protocol and e.value == value]
+        if not any(e.priority == priority and e.selector == selector for e in entries):
+            seen = ", ".join(f"priority {e.priority} sel {e.selector}" for e in entries) or "absent"
+            problems.append(f"{protocol} {value} -> priority {priority} sel {selector}: {seen}")
+    return problems
+
+
+def map_mismatches(measured: dict[int, int | None], wanted: dict[int, int], what: str) -> list[str]:
+    """``wanted`` key -> value pairs that ``measured`` does not have (e.g. DSCP -> priority)."""
+    return [f"{what} {k} -> {measured.get(k)} (want {v})" for k, v in sorted(wanted.items()) if measured.get(k) != v]
