@@ -3,7 +3,6 @@ themselves as a valid site.yaml."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -28,11 +27,12 @@ CLI_TIMEOUT_S = 30
 
 
 def _alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie or a vanished process is not alive)."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
         return False
-    return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
+    return stat[stat.rfind(")") + 2 :].split()[0] != "Z"
 
 
 def _assert_gone(lab_id: str, sshd_pids: list[int]) -> None:
@@ -135,7 +135,9 @@ def test_sweep_removes_a_killed_owners_lab_and_spares_living_ones(lab: Lab) -> N
                 ["ip", "netns", "pids", ns], capture_output=True, text=True, check=True
             ).stdout.split()
         ]
-        assert pids and all(_alive(pid) for pid in pids)
+        assert (
+            len([pid for pid in pids if _alive(pid)]) >= 2
+        )  # the orphaned sshds live on
     removed = sweep_stale()
     assert lab_id in removed
     assert lab.lab_id not in removed
