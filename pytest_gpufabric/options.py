@@ -28,6 +28,13 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--command-timeout", metavar="SECONDS", type=float, help="bound every remote command (default: the inventory's ssh.command_timeout_s)")
     group.addoption("--gpufabric-results", metavar="DIR", default=DEFAULT_RESULTS_DIR, help=f"where results.jsonl and raw outputs go (default: {DEFAULT_RESULTS_DIR})")
     group.addoption("--insecure-host-keys", action="store_true", help="accept unknown SSH host keys (NOT recommended; host keys are verified by default)")
+    group.addoption("--pair-policy", metavar="POLICY", default="all",
+                    help="node pairs of the pair checks: all, rounds:K (K circle rounds), same-leaf, or list:FILE (default: all)")
+    group.addoption("--schedule-log", metavar="FILE", help="append one JSON line per traffic test (item, resources, start, end, worker)")
+    group.addoption("--soak", metavar="DURATION", help="run the PERF-008 soak for DURATION (e.g. 8h, 30m); skipped when not given")
+    group.addoption("--lock-dir", metavar="DIR", help="directory of the NIC/GPU/port locks (default: a fresh one chosen by the controller)")
+    group.addoption("--lock-timeout", metavar="SECONDS", type=float, default=3600.0, help="longest wait for a busy NIC/GPU (default: 3600)")
+    group.addoption("--mpi-launcher", choices=("mpirun", "srun"), default="mpirun", help="launcher of multi-node runs (default: mpirun)")
 
 
 @dataclass(frozen=True)

@@ -66,6 +66,9 @@ def pytest_configure(config: pytest.Config) -> None:
         make_transport=transport_factory(inventory, options, run_id),
         command_timeout_s=options.command_timeout_s,
     )
+    from pytest_gpufabric.scheduling.plugin import register as register_scheduling
+
+    register_scheduling(config, config.stash[SESSION_KEY])
     if not _is_worker(config):
         config.pluginmanager.register(ResultsReporter(ResultsWriter(options.results_dir / "results.jsonl")), "gpufabric-results")
 

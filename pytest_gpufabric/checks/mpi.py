@@ -88,7 +88,7 @@ def hostfile_text(plan: LaunchPlan) -> str:
 def mpirun_command(plan: LaunchPlan, program: Sequence[str], hostfile: str) -> str:
     """Write the hostfile, then ``mpirun --hostfile`` with one ``-x NAME=VALUE`` per setting (S0 8.7.2)."""
     lines = [f"{host} slots={plan.ranks_per_host}" for host in plan.hosts]
-    write = f"{sh('printf', '%s\\n', *lines)} > {sh(hostfile)}"
+    write = sh("printf", "%s\\n", *lines) + " > " + sh(hostfile)
     words: list[str] = ["mpirun", "--allow-run-as-root", "--bind-to", "none", "--hostfile", hostfile, "-np", str(plan.ranks)]
     for name, value in plan.environment:
         words += ["-x", f"{name}={value}"]

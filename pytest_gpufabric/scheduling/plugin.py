@@ -1,0 +1,145 @@
+"""pytest hooks for exclusive resources: pair selection, round ordering, resource locks, schedule log,
+rounds and fault-localization summaries. Registered by the main plugin when a cluster is given.
+
+Under pytest-xdist every worker collects, filters and orders the same way (all deterministic); the
+controller chooses the lock directory and hands it to the workers, and it alone prints the summaries.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_gpufabric.checks.localization import PairOutcome, localize, split_pair_id, summary_lines
+from pytest_gpufabric.errors import UsageError
+from pytest_gpufabric.results import PROPERTY_KEY
+from pytest_gpufabric.scheduling.locks import ResourceLocks
+from pytest_gpufabric.scheduling.ordering import order_items_in_rounds
+from pytest_gpufabric.scheduling.pair_option import PairPolicy, parse_pair_policy, rounds_summary, selected_node_pairs
+from pytest_gpufabric.scheduling.resources import node_pair_of, resources_of
+from pytest_gpufabric.scheduling.schedule_log import ScheduleLog
+
+LOCK_DIR_INPUT = "gpufabric_lock_dir"
+DEFAULT_LOCK_TIMEOUT_S = 3600.0
+DURATION = re.compile(r"^(\d+(?:\.\d+)?)(s|m|h)?$")
+
+
+def parse_duration(text: str) -> float:
+    """``8h``, ``30m``, ``90s`` or ``90`` (seconds) -> seconds."""
+    match = DURATION.match(text.strip())
+    if match is None or float(match.group(1)) <= 0:
+        raise UsageError(f"--soak {text!r}: expected a positive duration such as 8h, 30m or 90s")
+    return float(match.group(1)) * {"s": 1, "m": 60, "h": 3600, None: 1}[match.group(2)]
+
+
+class SchedulingPlugin:
+    """Selects, orders and serializes the traffic-generating items of one pytest process."""
+
+    def __init__(self, config: pytest.Config, session: Any) -> None:
+        self.config = config
+        self.fabric = session
+        self.policy: PairPolicy = parse_pair_policy(config.getoption("pair_policy"))
+        self.node_pairs = selected_node_pairs(self.policy, session.inventory)
+        self.worker = str(config.workerinput["workerid"]) if hasattr(config, "workerinput") else "main"  # type: ignore[attr-defined]
+        self._own_lock_dir: Path | None = None
+        self.lock_dir = self._lock_dir()
+        self.locks = ResourceLocks(self.lock_dir, float(config.getoption("lock_timeout")))
+        log_path = config.getoption("schedule_log")
+        self.schedule = ScheduleLog(log_path) if log_path else None
+        if self.schedule is not None and not hasattr(config, "workerinput") and self.schedule.path.exists():
+            self.schedule.path.unlink()  # a fresh log per run; workers only append
+        self.outcomes: list[PairOutcome] = []
+
+    def _lock_dir(self) -> Path:
+        if hasattr(self.config, "workerinput"):
+            return Path(self.config.workerinput[LOCK_DIR_INPUT])  # type: ignore[attr-defined]
+        chosen = self.config.getoption("lock_dir")
+        if chosen:
+            return Path(chosen)
+        self._own_lock_dir = Path(tempfile.mkdtemp(prefix="gpufabric-locks-"))
+        return self._own_lock_dir
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput[LOCK_DIR_INPUT] = str(self.lock_dir)
+
+    def _item_target(self, item: pytest.Item) -> tuple[str | None, Any]:
+        from pytest_gpufabric.plugin import _check_id, _target_of
+
+        return _check_id(item), _target_of(item)[1]
+
+    def _resources(self, item: pytest.Item) -> tuple[str, ...]:
+        check_id, target = self._item_target(item)
+        return resources_of(check_id, target) if check_id else ()
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        chosen = {frozenset(pair) for pair in self.node_pairs}
+        kept, dropped = [], []
+        for item in items:
+            _, target = self._item_target(item)
+            pair = node_pair_of(target) if target is not None else None
+            (dropped if pair is not None and frozenset(pair) not in chosen else kept).append(item)
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+        shared = [item for item in kept if not self._resources(item)]
+        exclusive = [item for item in kept if self._resources(item)]
+        items[:] = shared + order_items_in_rounds(exclusive, self._resources)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
+        resources = self._resources(item)
+        if not resources:
+            return (yield)
+        with self.locks.hold(resources, owner=f"{item.nodeid} [{self.worker}]"):
+            if self.schedule is None:
+                return (yield)
+            with self.schedule.span(item.nodeid, resources, self.worker):
+                return (yield)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "call" or report.skipped:
+            return
+        data = next((value for key, value in report.user_properties if key == PROPERTY_KEY), None)
+        if not isinstance(data, dict) or not data.get("target"):
+            return
+        ends = split_pair_id(str(data["target"]))
+        if ends is None:
+            return
+        failed = report.failed and not data.get("error_kind")
+        self.outcomes.append(PairOutcome(str(data["check_id"]), ends[0], ends[1], failed))
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if hasattr(self.config, "workerinput"):
+            return
+        used, bound = rounds_summary(self.node_pairs, len(self.fabric.inventory.nodes))
+        terminalreporter.write_sep("-", "gpufabric pair schedule")
+        terminalreporter.write_line(f"pair policy {self.policy.describe()}: {len(self.node_pairs)} node pairs in {used} "
+                                    f"rounds of disjoint pairs (lower bound for all pairs: {bound})")
+        if self.schedule is not None:
+            terminalreporter.write_line(f"schedule log: {self.schedule.path}")
+        if not self.outcomes:
+            return
+        lines = summary_lines(localize(self.outcomes))
+        terminalreporter.write_sep("-", "gpufabric fault localization")
+        for line in lines or ["no pair failures to localize"]:
+            terminalreporter.write_line(line)
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self._own_lock_dir is not None:
+            shutil.rmtree(self._own_lock_dir, ignore_errors=True)
+
+
+def register(config: pytest.Config, session: Any) -> None:
+    """Register the scheduling hooks (called by the main plugin's pytest_configure)."""
+    try:
+        plugin = SchedulingPlugin(config, session)
+    except UsageError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    config.pluginmanager.register(plugin, "gpufabric-scheduling")
