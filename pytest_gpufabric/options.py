@@ -48,6 +48,15 @@ class FabricOptions:
     results_dir: Path
     verify_host_keys: bool
 
+    @property
+    def mode_label(self) -> str:
+        """How commands reach the nodes in this run, for reports."""
+        if self.recording_dir is None:
+            return "live"
+        if self.record_mode == "none":
+            return f"replay of {self.recording_dir}"
+        return f"live, recorded ({self.record_mode}) into {self.recording_dir}"
+
 
 def default_thresholds_dir(rootdir: Path) -> Path:
     here = rootdir / "thresholds"

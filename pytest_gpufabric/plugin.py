@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from pathlib import Path
 from collections.abc import Generator
 from typing import Any
 
@@ -13,6 +14,7 @@ from pytest_gpufabric.context import CheckContext
 from pytest_gpufabric.errors import GpufabricError, TransportError, UsageError
 from pytest_gpufabric.expectations import known_profiles, load_profile
 from pytest_gpufabric.options import add_options, read_options
+from pytest_gpufabric.reporting.allure_meta import AllureRunInfo, run_environment
 from pytest_gpufabric.reporting.evidence import attach_evidence, evidence_data
 from pytest_gpufabric.results import PROPERTY_KEY, ResultsReporter, ResultsWriter
 from pytest_gpufabric.session import FabricSession
@@ -71,7 +73,10 @@ def pytest_configure(config: pytest.Config) -> None:
     register_scheduling(config, config.stash[SESSION_KEY])
     if not _is_worker(config):
         config.pluginmanager.register(ResultsReporter(ResultsWriter(options.results_dir / "results.jsonl")), "gpufabric-results")
-
+        alluredir = getattr(config.option, "allure_report_dir", None)
+        if alluredir:
+            environment = run_environment(inventory.site, sorted(loaded), str(options.cluster), options.mode_label)
+            config.pluginmanager.register(AllureRunInfo(Path(alluredir), environment), "gpufabric-allure")
 
 
 @pytest.hookimpl(optionalhook=True)
