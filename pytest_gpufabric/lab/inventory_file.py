@@ -12,10 +12,13 @@ import yaml
 from pytest_gpufabric.lab.sshd import SSH_PORT
 from pytest_gpufabric.lab.topology import LabPlan
 
+# The platform of the documents the lab mirrors (S0: AMD GPUs, Broadcom NICs, bare metal), so the catalog's
+# `applies` selects the checks of that platform; the lab-linux profile's `not_applicable` then skips, with
+# a reason, every check that needs a GPU, an RDMA device or a Broadcom tool (the lab lists no GPUs).
 LAB_PLATFORM: dict[str, str] = {
-    "gpu_vendor": "none",
+    "gpu_vendor": "amd",
     "gpu_model": "none",
-    "nic_vendor": "other",
+    "nic_vendor": "broadcom",
     "deployment": "baremetal",
 }
 

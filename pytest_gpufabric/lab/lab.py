@@ -281,7 +281,17 @@ class Lab:
             known.append(f"{node.mgmt_ip} {public_key_line(files.host_key)}")
         self.known_hosts.write_text("\n".join(known) + "\n")
         for sshd in self._sshds.values():
+            self._give_ssh_client(sshd.files.home)
             sshd.start()
+
+    def _give_ssh_client(self, home: Path) -> None:
+        """The lab's key and known_hosts in a node's ~/.ssh: nodes reach one another over the management
+        network as MPI launches do (passwordless, host keys checked)."""
+        dot_ssh = home / ".ssh"
+        dot_ssh.mkdir(mode=0o700, exist_ok=True)
+        shutil.copyfile(self.ssh_key, dot_ssh / "id_ed25519")
+        (dot_ssh / "id_ed25519").chmod(0o600)
+        shutil.copyfile(self.known_hosts, dot_ssh / "known_hosts")
 
     # ----------------------------------------------------------------- using the lab
 

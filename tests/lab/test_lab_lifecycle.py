@@ -153,9 +153,9 @@ def test_write_inventory_is_a_valid_site_yaml_describing_the_live_lab(
     document = yaml.safe_load(site.read_text())
     assert document["profile"] == "lab-linux"
     assert document["defaults"]["platform"] == {
-        "gpu_vendor": "none",
+        "gpu_vendor": "amd",
         "gpu_model": "none",
-        "nic_vendor": "other",
+        "nic_vendor": "broadcom",
         "deployment": "baremetal",
     }
     assert document["defaults"]["ssh"]["known_hosts"] == str(lab.known_hosts)
