@@ -29,7 +29,7 @@ def _classes(attrs: list[tuple[str, str | None]]) -> list[str]:
 
 
 class _ResultRowCollector(HTMLParser):
-    """Collects results-table rows outside <template> (templates hold the empty row the script clones)."""
+    """Collects results-table rows outside <template> (templates hold the rows the script clones)."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -43,8 +43,11 @@ class _ResultRowCollector(HTMLParser):
         classes = _classes(attrs)
         if tag != "tbody" or self.template_depth or "results-table-row" not in classes:
             return
+        test_id = dict(attrs).get("id")
+        if not test_id:  # the "No results found" row of an empty table
+            return
         outcomes = [name for name in classes if name in PYTEST_HTML_OUTCOMES]
-        self.rows.append(RenderedRow(test_id=dict(attrs).get("id") or "", outcome=outcomes[0] if outcomes else ""))
+        self.rows.append(RenderedRow(test_id=test_id, outcome=outcomes[0] if outcomes else ""))
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "template" and self.template_depth:

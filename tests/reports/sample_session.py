@@ -54,6 +54,7 @@ EXPECTED_ALLURE_STATUSES: dict[str, str] = {
     "test_known_firmware_issue": "skipped",
 }
 EXPECTED_EXIT_CODE = 1  # one test fails
+NO_TESTS_EXIT_CODE = 5  # pytest.ExitCode.NO_TESTS_COLLECTED
 
 
 @dataclass(frozen=True)
@@ -73,8 +74,11 @@ def _child_environment() -> dict[str, str]:
     return {name: value for name, value in os.environ.items() if not name.startswith("PYTEST_")}
 
 
-def run_sample_session(workdir: Path, workers: int) -> SampleSession:
-    """Run the sample tests in ``workdir`` with ``-n workers`` (0: no xdist), writing HTML and Allure results."""
+def run_sample_session(workdir: Path, workers: int, keyword: str | None = None) -> SampleSession:
+    """Run the sample tests in ``workdir`` with ``-n workers`` (0: no xdist), writing HTML and Allure results.
+
+    ``keyword`` selects tests like ``-k``.
+    """
     workdir.mkdir(parents=True, exist_ok=True)
     (workdir / SAMPLE_MODULE).write_text(SAMPLE_SOURCE, encoding="utf-8")
     html_report = workdir / "report.html"
@@ -93,6 +97,8 @@ def run_sample_session(workdir: Path, workers: int) -> SampleSession:
         f"--alluredir={allure_results}",
         "-rA",
     ]
+    if keyword is not None:
+        argv += ["-k", keyword]
     completed = subprocess.run(
         argv,
         cwd=workdir,

@@ -47,9 +47,11 @@ def test_report_loads_nothing_remote(sample_session: SampleSession, allure_repor
 
 
 def test_single_file_report_renders_offline(
-    sample_session: SampleSession, allure_cli: Path, chromium: Path, tmp_path: Path
+    sample_session_factory: Callable[[int], SampleSession], allure_cli: Path, chromium: Path, tmp_path: Path
 ) -> None:
-    report = generate_allure_report(sample_session.allure_results, tmp_path / "allure-single", single_file=True)
+    """The one-file report (what is handed over) opens from disk, offline; checked on the xdist run."""
+    results = sample_session_factory(2).allure_results
+    report = generate_allure_report(results, tmp_path / "allure-single", single_file=True)
 
     suites_dom = render_html_in_chromium(report / "index.html", fragment="suites")
 

@@ -6,7 +6,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from report_dom import is_remote, loaded_resources, rendered_result_rows
-from sample_session import EXPECTED_EXIT_CODE, EXPECTED_HTML_OUTCOMES, SampleSession
+from sample_session import (
+    EXPECTED_EXIT_CODE,
+    EXPECTED_HTML_OUTCOMES,
+    NO_TESTS_EXIT_CODE,
+    SampleSession,
+    run_sample_session,
+)
 
 from pytest_gpufabric.reporting.render import render_html_in_chromium
 
@@ -52,3 +58,13 @@ def test_screenshot_is_written(
 
     assert rendered_result_rows(dom)
     assert screenshot.read_bytes().startswith(PNG_SIGNATURE)
+
+
+def test_report_of_a_run_without_tests_renders_no_rows(rendered_dom: Callable[[Path], str], tmp_path: Path) -> None:
+    empty = run_sample_session(tmp_path, workers=0, keyword="no_sample_test_has_this_name")
+
+    dom = rendered_dom(empty.html_report)
+
+    assert empty.exit_code == NO_TESTS_EXIT_CODE, empty.output
+    assert rendered_result_rows(dom) == []
+    assert "No results found" in dom
