@@ -59,14 +59,24 @@ class SuiteRun:
     def split_probe(self, node: str) -> tuple[dict[str, object], SuiteRun]:
         """The record of the probe module's item on ``node`` (tests/lab/probes), and this run without
         any probe record."""
-        (probe,) = [r for r in self.records if PROBE_FILE_PREFIX in str(r["node_id"]) and r["item"] == node]
-        rest = tuple(r for r in self.records if PROBE_FILE_PREFIX not in str(r["node_id"]))
-        return probe, SuiteRun(self.returncode, self.output, self.wall_s, self.results_file, rest)
+        (probe,) = [
+            r
+            for r in self.records
+            if PROBE_FILE_PREFIX in str(r["node_id"]) and r["item"] == node
+        ]
+        rest = tuple(
+            r for r in self.records if PROBE_FILE_PREFIX not in str(r["node_id"])
+        )
+        return probe, SuiteRun(
+            self.returncode, self.output, self.wall_s, self.results_file, rest
+        )
 
     def describe(self) -> str:
         """The run's tail and its non-passing items, for assertion messages."""
         lines = [f"{k}: {v}" for k, v in sorted(self.not_passed().items())]
-        return "\n".join(lines) + "\n--- pytest output (tail) ---\n" + self.output[-3000:]
+        return (
+            "\n".join(lines) + "\n--- pytest output (tail) ---\n" + self.output[-3000:]
+        )
 
 
 def run_suite(
@@ -88,12 +98,24 @@ def run_suite(
     started = time.monotonic()
     environment = {**os.environ, **(env or {})}
     done = subprocess.run(
-        argv, cwd=REPO, env=environment, capture_output=True, text=True, timeout=SUITE_TIMEOUT_S, check=False
+        argv,
+        cwd=REPO,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=SUITE_TIMEOUT_S,
+        check=False,
     )
     wall_s = time.monotonic() - started
     results_file = results / "results.jsonl"
-    records = tuple(json.loads(line) for line in results_file.read_text().splitlines()) if results_file.exists() else ()
-    return SuiteRun(done.returncode, done.stdout + done.stderr, wall_s, results_file, records)
+    records = (
+        tuple(json.loads(line) for line in results_file.read_text().splitlines())
+        if results_file.exists()
+        else ()
+    )
+    return SuiteRun(
+        done.returncode, done.stdout + done.stderr, wall_s, results_file, records
+    )
 
 
 def accepted_logins(lab: Lab, node: NodeRef) -> int:
@@ -104,11 +126,22 @@ def accepted_logins(lab: Lab, node: NodeRef) -> int:
 
 def processes_in_node(lab: Lab, node: NodeRef) -> list[str]:
     """Command lines of every process inside the node's network namespace."""
-    done = subprocess.run(["ip", "netns", "pids", lab.node(node).namespace], capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        ["ip", "netns", "pids", lab.node(node).namespace],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     lines = []
     for pid in done.stdout.split():
         try:
-            lines.append(Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip())
+            lines.append(
+                Path(f"/proc/{pid}/cmdline")
+                .read_bytes()
+                .replace(b"\0", b" ")
+                .decode(errors="replace")
+                .strip()
+            )
         except OSError:  # the process ended meanwhile
             continue
     return lines

@@ -20,9 +20,13 @@ TIMEOUT_S = 90.0
 
 
 @pytest.mark.check("HOST-002")
-def test_probe_session_while_sshd_is_killed(node: NodeTarget, gpufabric: CheckContext) -> None:
+def test_probe_session_while_sshd_is_killed(
+    node: NodeTarget, gpufabric: CheckContext
+) -> None:
     if node.id != os.environ["LAB_PROBE_NODE"]:
         pytest.skip("the probe runs on one node")
     result = gpufabric.run(node.id, HELD_COMMAND, timeout_s=TIMEOUT_S)
     if result.exit_code != 0:
-        pytest.fail(f"the held session ended with exit {result.exit_code}: {result.stderr.strip()[:200]}")
+        pytest.fail(
+            f"the held session ended with exit {result.exit_code}: {result.stderr.strip()[:200]}"
+        )
