@@ -14,10 +14,16 @@ from tools.demo_cluster.outputs import all_builders
 from tools.demo_cluster.topology import NODES, DemoNode
 
 DESCRIPTION = (
-    "SYNTHESIZED demo: a 4-node AMD Instinct MI300X + Broadcom Thor2 cluster whose outputs are built from the "
+    "SYNTHESIZED demo: a 4-node AMD Instinct MI300X + Broadcom Thor2 cluster and 2 VMware guests on HGX H100 whose outputs are built from the "
     "sample outputs of the vendor documents, with injected faults. Not a capture of real hardware. "
     "Regenerate with: python -m tools.demo_cluster"
 )
+
+
+VMWARE_NODE = {
+    "profile": "h100-thor2-vmware",
+    "platform": {"gpu_vendor": "nvidia", "gpu_model": "H100", "nic_vendor": "broadcom", "deployment": "vmware"},
+}
 
 
 def inventory(nodes: tuple[DemoNode, ...]) -> dict[str, object]:
@@ -34,6 +40,8 @@ def inventory(nodes: tuple[DemoNode, ...]) -> dict[str, object]:
             {
                 "name": node.name,
                 "address": node.address,
+                **(VMWARE_NODE if node.vmware else {}),
+                **({"esx_host": node.esx_host} if node.vmware else {}),
                 "gpus": [{"index": slot.index, "pci": slot.gpu} for slot in node.slots],
                 "nics": [
                     {

@@ -1,4 +1,5 @@
-"""The demo cluster's shape: 4 nodes, 8 GPUs and 8 NICs each, NIC i adjacent to GPU i (S0 2.8.2)."""
+"""The demo cluster's shape: 4 MI300X bare-metal nodes and 2 VMware guests on HGX H100 (S1), 8 GPUs and 8 NICs
+each, NIC i adjacent to GPU i (S0 2.8.2), every NIC i on rail i."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from dataclasses import dataclass
 # as NIC0 0000:1d:00.0 next to GPU0 0000:1c:00.0 and NIC4 0000:9f:00.0 next to GPU4 0000:9e:00.0 in S0.
 GPU_BUSES = (0x1C, 0x42, 0x55, 0x68, 0x9E, 0xC2, 0xD4, 0xE6)
 NODE_COUNT = 4
+VMWARE_NODE_COUNT = 2
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,15 @@ class DemoNode:
         return f"node{self.number:02d}"
 
     @property
+    def vmware(self) -> bool:
+        """Nodes after the bare-metal ones are VMware guests on HGX H100 (S1)."""
+        return self.number > NODE_COUNT
+
+    @property
+    def esx_host(self) -> str:
+        return f"10.10.1.{10 + self.number}"
+
+    @property
     def address(self) -> str:
         return f"10.10.0.{10 + self.number}"
 
@@ -95,4 +106,4 @@ class DemoNode:
         return f"192.168.{slot.index + 1}.{self.number}"
 
 
-NODES = tuple(DemoNode(n) for n in range(1, NODE_COUNT + 1))
+NODES = tuple(DemoNode(n) for n in range(1, NODE_COUNT + VMWARE_NODE_COUNT + 1))

@@ -1,0 +1,110 @@
+"""Perftest command builders, port assignment and the orchestration sequence (server, readiness, client, cleanup)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from pytest_gpufabric.checks.perf import PerftestLeg, bandwidth_judgements, run_leg
+from pytest_gpufabric.checks.perf_commands import (
+    BW_FLAGS,
+    PerftestEnd,
+    cleanup_command,
+    client_command,
+    first_core,
+    gpu_flag,
+    log_path,
+    parse_pid,
+    port_for,
+    readiness_command,
+    server_command,
+)
+from pytest_gpufabric.errors import MeasurementMissing, UsageError
+from pytest_gpufabric.transport.base import CommandResult
+
+FIXTURES = __import__("pathlib").Path(__file__).resolve().parents[3] / "fixtures" / "outputs" / "perftest"
+GOOD = (FIXTURES / "s0-2.8.2-ib_write_bw-rocm-bidirectional-gbits.txt").read_text()
+STATUS_12 = (FIXTURES / "s0-5.1-faq2-ib_write_bw-failed-status-12.txt").read_text()
+LEG = PerftestLeg("n2/bnxt_re0->n1/bnxt_re0", "a-serves", "ib_write_bw", "n1", PerftestEnd("bnxt_re0", "192.168.1.1", "--use_rocm=0"),
+                  "n2", PerftestEnd("bnxt_re0", "192.168.1.2", "--use_rocm=0"), port_for(0), BW_FLAGS)
+
+
+class ScriptedRunner:
+    """Answers commands by their first matching substring; records every command run."""
+
+    def __init__(self, answers: dict[str, tuple[str, int]]) -> None:
+        self.answers = answers
+        self.ran: list[tuple[str, str]] = []
+
+    def run(self, node: str, command: str, *, timeout_s: float | None = None, cached: bool = False) -> CommandResult:
+        self.ran.append((node, command))
+        for key, (stdout, code) in self.answers.items():
+            if key in command:
+                return CommandResult(node, command, stdout, "", code, 0.0)
+        return CommandResult(node, command, "", "", 0, 0.0)
+
+
+def test_server_runs_in_background_bounded_with_documented_flags() -> None:
+    command = server_command("ib_write_bw", LEG.server, 18516, "/tmp/x.log")
+    assert command.startswith("timeout --kill-after=5 300 ib_write_bw -x 3 -a -b -F --report_gbits -d bnxt_re0 -p 18516 --use_rocm=0")
+    assert command.endswith("< /dev/null > /tmp/x.log 2>&1 & echo $!")
+
+
+def test_client_binds_its_source_address_and_names_the_server() -> None:
+    command = client_command("ib_write_bw", LEG.client, "192.168.1.1", 18516)
+    assert "--bind_source_ip=192.168.1.2 192.168.1.1" in command and command.startswith("timeout ")
+
+
+def test_ports_differ_per_rail_and_offset() -> None:
+    ports = {port_for(rail, offset) for rail in range(8) for offset in range(3)}
+    assert len(ports) == 24 and min(ports) == 18516
+    with pytest.raises(UsageError):
+        port_for(-1)
+
+
+def test_log_names_are_deterministic_and_shell_safe() -> None:
+    assert log_path("PERF-002", "n1/bnxt_re0->n2/bnxt_re0", "a-serves") == "/tmp/gpufabric-PERF-002-n1_bnxt_re0-_n2_bnxt_re0-a-serves.log"
+
+
+def test_gpu_flags_per_vendor() -> None:
+    assert gpu_flag("amd", 3) == "--use_rocm=3" and gpu_flag("nvidia", 1) == "--use_cuda=1"
+    with pytest.raises(UsageError):
+        gpu_flag("intel", 0)
+
+
+def test_pid_and_cpulist_parsing() -> None:
+    assert parse_pid("12345\n") == 12345 and parse_pid("bash: error\n") is None
+    assert first_core("48-95,144-191\n") == 48 and first_core("garbage") is None
+    assert "kill 77 " in cleanup_command(77, "/tmp/x.log") and "sport = :18516" in readiness_command(77, 18516)
+
+
+def _answers(client: str, ready: int = 0) -> dict[str, tuple[str, int]]:
+    return {"echo $!": ("4242\n", 0), "ss -Hltn": ("", ready), "cat /tmp": (GOOD, 0), "--bind_source_ip": (client, 0)}
+
+
+def test_leg_runs_server_ready_client_log_then_cleanup() -> None:
+    runner = ScriptedRunner(_answers(GOOD))
+    outcome = run_leg(runner, "PERF-003", "t", LEG)
+    steps = [(node, command.split()[0]) for node, command in runner.ran]
+    assert steps == [("n1", "timeout"), ("n1", "for"), ("n2", "timeout"), ("n1", "cat"), ("n1", "kill")]
+    assert bandwidth_judgements(outcome)[0][:2] == ("average_bw_gbps", 774.99)
+
+
+def test_status_12_is_judged_not_an_error() -> None:
+    outcome = run_leg(ScriptedRunner(_answers(STATUS_12)), "PERF-002", "t", LEG)
+    assert bandwidth_judgements(outcome)[0][:2] == ("completion_errors", 1)
+
+
+@pytest.mark.parametrize("answers, message", [
+    (lambda: _answers(GOOD, ready=124), "did not listen in time on port 18516"),
+    (lambda: {**_answers(GOOD, ready=3), "cat /tmp": (" Couldn't listen to port 18516: Address already in use\n", 0)}, "port clash"),
+    (lambda: {**_answers(GOOD), "echo $!": ("", 1)}, "did not start"),
+    (lambda: _answers(" Couldn't connect to 192.168.1.1:18516\n Unable to init the socket connection\n"), "could not run (connection)"),
+])
+def test_setup_failures_are_errors_and_server_is_cleaned(answers: Callable[[], dict[str, tuple[str, int]]], message: str) -> None:
+    runner = ScriptedRunner(answers())
+    with pytest.raises(MeasurementMissing, match=message.replace("(", r"\(").replace(")", r"\)")):
+        run_leg(runner, "PERF-002", "t", LEG)
+    started = any("echo $!" in command for _, command in runner.ran) and "did not start" not in message
+    assert any(command.startswith("kill 4242") for _, command in runner.ran) == started
