@@ -249,10 +249,11 @@ def test_rail_link_down_fails_the_link_and_the_pings_through_it(
         site, tmp_path / "results", paths=(*CHEAP_FILES, SUITE / "test_connectivity.py")
     )
     assert_verdicts_except(run, {
-        ("LNK-002", f"{FAULTY}/lab_r1"): {"failed", "error"},
+        ("LNK-002", f"{FAULTY}/lab_r1"): {"failed"},
         ("NET-001", PAIR): {"failed"},
         ("NET-002", f"{GOOD}/lab_r1->{FAULTY}/lab_r1"): {"failed"},
     })  # fmt: skip
+    assert_message(run, "LNK-002", f"{FAULTY}/lab_r1", "link_detected")
     assert_message(run, "NET-001", PAIR, "loss_percent", "lab_r1 (172.30.1.2)")
     assert_message(
         run, "NET-002", f"{GOOD}/lab_r1->{FAULTY}/lab_r1", "loss_percent", "100"
