@@ -179,7 +179,7 @@ def parse_ibv_devices(text: str) -> tuple[IbvDeviceGuid, ...]:
         fail(DEVICES_TOOL, "no 'device node GUID' header")
     devices = []
     for line in lines[header + 1 :]:
-        if not line or set(line.replace(" ", "")) <= {"-"}:
+        if not line or re.fullmatch(r"[-\s]+", line):  # ibv_devices prints "    ------          \t----------------"
             continue
         words = line.split()
         if len(words) != 2 or not re.fullmatch(r"[0-9a-fA-F]{16}", words[1]):

@@ -146,3 +146,10 @@ def test_ibv_devices_header_only(output) -> None:
 )
 def test_malformed_ibv_devices(parse_error, text: str, fragment: str) -> None:
     parse_error(parse_ibv_devices, text, "ibv-devices", fragment)
+
+
+def test_ibv_devices_tab_separated_as_the_tool_prints_it() -> None:
+    # rdma-core libibverbs/examples/device.c: printf("    %-16s\t   node GUID\n", "device");
+    # printf("    %-16s\t----------------\n", "------"); printf("    %-16s\t%016llx\n", name, guid)
+    text = "    device          \t   node GUID\n    ------          \t----------------\n    bnxt_re0        \tbe97e1fffeda96d0\n"
+    assert [(d.name, d.node_guid) for d in parse_ibv_devices(text)] == [("bnxt_re0", "be97e1fffeda96d0")]
