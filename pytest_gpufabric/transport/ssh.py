@@ -64,8 +64,13 @@ class SshTransport:
     def _connect(self, node: str) -> Connection:
         if node in self._failures:
             raise TransportError(node, self._failures[node])
-        if node in self._connections:
-            return self._connections[node]
+        cached = self._connections.get(node)
+        if cached is not None:
+            if cached.is_connected:
+                return cached
+            self._failures[node] = "connection lost (the node closed it)"
+            self._drop(node)
+            raise TransportError(node, self._failures[node])
         ep = self._endpoints[node]
         connect_kwargs: dict[str, object] = {"allow_agent": ep.key is None, "look_for_keys": ep.key is None}
         if ep.key:
@@ -102,6 +107,8 @@ class SshTransport:
         try:
             res = conn.run(wrapped, hide=True, warn=True, in_stream=False, timeout=channel_timeout(timeout_s))
             stdout, stderr, code = res.stdout, res.stderr, res.exited
+            if code == -1:  # paramiko: the channel closed without an exit status (sshd or link gone)
+                raise ConnectionError("the channel closed without an exit status")
         except CommandTimedOut as exc:
             stdout, stderr, code = exc.result.stdout, f"channel timed out after {exc.timeout:g} s", 124
         except Exception as exc:  # the connection broke under the command

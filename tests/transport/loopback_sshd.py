@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from ipaddress import IPv4Address
 from pathlib import Path
 
-from pytest_gpufabric.lab.sshd import SSHD, SshdFiles, generate_key, public_key_line, render_config
+from pytest_gpufabric.lab.sshd import SSHD, SshdFiles, descendants, generate_key, public_key_line, render_config
 
 LOOPBACK = IPv4Address("127.0.0.1")
 
@@ -65,9 +65,13 @@ class LoopbackSshd:
         raise RuntimeError(f"sshd did not listen on {LOOPBACK}:{self.port}: {self.log()[-400:]}")
 
     def stop(self) -> None:
-        """Kill the sshd and its sessions (its process group, by the PID we started)."""
+        """Kill the sshd and every session process it forked (by the PIDs we started and found below it)."""
         if self.process is not None and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGKILL)
+            for pid in [*descendants(self.process.pid), self.process.pid]:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
             self.process.wait(timeout=10)
         self.process = None
 

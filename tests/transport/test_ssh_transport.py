@@ -105,3 +105,19 @@ def test_unreachable_node_errors_fast_and_is_not_retried(sshd: LoopbackSshd) -> 
     with pytest.raises(TransportError, match="unreachable"):
         t.run("n1", "true", 10)
     assert time.monotonic() - started < 0.1
+
+
+def test_sshd_killed_between_commands_is_a_lost_connection(tmp_path: Path, sshd: LoopbackSshd) -> None:
+    doomed = LoopbackSshd.create(tmp_path)
+    doomed.start()
+    t = SshTransport({"n1": endpoint(doomed)})
+    try:
+        assert t.run("n1", "echo up", 10).stdout == "up\n"
+        doomed.stop()  # the listener and every session process
+        with pytest.raises(TransportError, match="connection lost"):
+            t.run("n1", "echo still there?", 10)
+        with pytest.raises(TransportError, match="connection lost"):
+            t.connect("n1")  # later items of the node error at once
+    finally:
+        t.close()
+        doomed.stop()
