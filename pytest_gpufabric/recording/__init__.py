@@ -1,4 +1,4 @@
-"""Recording and replay of command outputs, so acceptance suites run offline (see docs/recording.md)."""
+"""Recording and replay of command outputs, so acceptance suites run offline (format: README, "Recording and replay")."""
 
 from __future__ import annotations
 
