@@ -11,14 +11,13 @@ skipped; a row that starts with a digit but does not fit the header is a ParseEr
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from pytest_gpufabric.errors import MeasurementMissing
 from pytest_gpufabric.parsers.registry import parser
-from pytest_gpufabric.parsers.textutil import clean_lines, fail
+from pytest_gpufabric.parsers.textutil import clean_lines, fail, parse_float
 
 TOOL = "nccl-tests"
 JSON_TOOL = "nccl-tests-json"
@@ -92,14 +91,6 @@ class NcclTestsResult:
     avg_busbw_gbs: float | None
 
 
-def _number(value: str, what: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        fail(TOOL, f"{what}: expected a number, found {value!r}")
-    if not math.isfinite(number):
-        fail(TOOL, f"{what}: expected a finite number, found {value!r}")
-    return number
 
 
 def _integer(value: str, what: str) -> int:
@@ -117,7 +108,7 @@ def _wrong(value: str) -> int | None:
 
 def _measurement(fields: list[str]) -> Measurement:
     time, algbw, busbw, wrong = fields
-    return Measurement(_number(time, "time"), _number(algbw, "algbw"), _number(busbw, "busbw"), _wrong(wrong))
+    return Measurement(parse_float(TOOL, time, "time"), parse_float(TOOL, algbw, "algbw"), parse_float(TOOL, busbw, "busbw"), _wrong(wrong))
 
 
 def _row(line: str, groups: int) -> SizeRow:
@@ -197,7 +188,7 @@ def parse_nccl_tests(text: str) -> NcclTestsResult:
         rows=tuple(rows),
         out_of_bounds=int(oob.group(1)) if oob else None,
         out_of_bounds_ok=(oob.group(2) == "OK") if oob else None,
-        avg_busbw_gbs=_number(values["avg_busbw"], "Avg bus bandwidth") if values["avg_busbw"] else None,
+        avg_busbw_gbs=parse_float(TOOL, values["avg_busbw"], "Avg bus bandwidth") if values["avg_busbw"] else None,
     )
 
 

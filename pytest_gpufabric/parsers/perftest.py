@@ -10,13 +10,12 @@ complete table nor a recognised error is a ParseError (truncated or not perftest
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 
 from pytest_gpufabric.errors import MeasurementMissing
 from pytest_gpufabric.parsers.registry import parser
-from pytest_gpufabric.parsers.textutil import clean_lines, fail
+from pytest_gpufabric.parsers.textutil import clean_lines, fail, parse_float
 
 TOOL = "perftest"
 
@@ -163,20 +162,12 @@ def _to_int(value: str, what: str) -> int:
     return int(value)
 
 
-def _to_float(value: str, what: str) -> float:
-    try:
-        number = float(value)
-    except ValueError:
-        fail(TOOL, f"{what}: expected a number, found {value!r}")
-    if not math.isfinite(number):
-        fail(TOOL, f"{what}: expected a finite number, found {value!r}")
-    return number
 
 
 def _bandwidth_row(line: str) -> BandwidthRow:
     size, iters, peak, average, rate = _numbers(line, 5, "bandwidth")
-    return BandwidthRow(_to_int(size, "#bytes"), _to_int(iters, "#iterations"), _to_float(peak, "BW peak"),
-                        _to_float(average, "BW average"), _to_float(rate, "MsgRate"))
+    return BandwidthRow(_to_int(size, "#bytes"), _to_int(iters, "#iterations"), parse_float(TOOL, peak, "BW peak"),
+                        parse_float(TOOL, average, "BW average"), parse_float(TOOL, rate, "MsgRate"))
 
 
 def _latency_columns(header: str) -> list[str]:
@@ -194,7 +185,7 @@ def _latency_row(line: str, columns: list[str]) -> LatencyRow:
     fields = _numbers(line, 2 + len(columns), "latency")
     values: dict[str, float | None] = {name: None for name in LATENCY_FIELDS.values()}
     for column, raw in zip(columns, fields[2:]):
-        values[LATENCY_FIELDS[column]] = _to_float(raw, f"{column}[usec]")
+        values[LATENCY_FIELDS[column]] = parse_float(TOOL, raw, f"{column}[usec]")
     return LatencyRow(bytes=_to_int(fields[0], "#bytes"), iterations=_to_int(fields[1], "#iterations"), **values)
 
 

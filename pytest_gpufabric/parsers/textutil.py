@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import re
 from typing import NoReturn
 
@@ -58,9 +60,12 @@ def parse_int(tool: str, value: str, what: str, base: int = 10) -> int:
 
 
 def parse_float(tool: str, value: str, what: str) -> float:
-    """``float(value)`` or a ParseError naming the field."""
+    """``float(value)`` or a ParseError naming the field; NaN and infinities are refused too."""
     try:
-        return float(value.strip())
+        number = float(value.strip())
     except ValueError:
         fail(tool, f"{what}: expected a number, found {value.strip()!r}")
+    if not math.isfinite(number):
+        fail(tool, f"{what}: expected a finite number, found {value.strip()!r}")
+    return number
 

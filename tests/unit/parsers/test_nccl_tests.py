@@ -203,7 +203,7 @@ def test_lone_number_in_table(output: Output, parse_error: Callable[..., ParseEr
     ("h200x2-all_gather_perf.json", "h200x2-all_gather_perf-json-run-stdout.txt"),
 ], ids=["all_reduce-mpirun", "all_gather"])
 def test_json_agrees_with_the_same_runs_text(output: Output, json_name: str, text_name: str) -> None:
-    from_json = parse_nccl_tests_json(output("nccl-tests", json_name))
+    from_json = parse_nccl_tests_json(output("nccl-tests-json", json_name))
     from_text = parse_nccl_tests(output("nccl-tests", text_name))
     assert from_json.collective == from_text.collective
     assert [row.size_bytes for row in from_json.rows] == [row.size_bytes for row in from_text.rows]
@@ -217,7 +217,7 @@ def test_json_agrees_with_the_same_runs_text(output: Output, json_name: str, tex
 
 
 def test_json_devices_and_config(output: Output) -> None:
-    result = parse_nccl_tests_json(output("nccl-tests", "h200x2-mpirun-all_reduce_perf.json"))
+    result = parse_nccl_tests_json(output("nccl-tests-json", "h200x2-mpirun-all_reduce_perf.json"))
     assert [(d.rank, d.device, d.name) for d in result.devices] == [(0, 0, "NVIDIA H200"), (1, 1, "NVIDIA H200")]
     assert (result.ngpus, result.min_bytes, result.max_bytes, result.nccl_version) == (1, 8, 268435456, "22803")
     assert busbw_at_largest(result)[0] == 268435456
@@ -234,13 +234,13 @@ def test_json_devices_and_config(output: Output) -> None:
 ])
 def test_json_damaged(output: Output, parse_error: Callable[..., ParseError], mutate: Callable[[dict], object],
                       fragment: str) -> None:
-    data = json.loads(output("nccl-tests", "h200x2-mpirun-all_reduce_perf.json"))
+    data = json.loads(output("nccl-tests-json", "h200x2-mpirun-all_reduce_perf.json"))
     mutate(data)
     parse_error(parse_nccl_tests_json, json.dumps(data), fragment)
 
 
 def test_json_na_wrong_is_none(output: Output) -> None:
-    data = json.loads(output("nccl-tests", "h200x2-mpirun-all_reduce_perf.json"))
+    data = json.loads(output("nccl-tests-json", "h200x2-mpirun-all_reduce_perf.json"))
     data["results"][0]["out_of_place"]["nwrong"] = "N/A"
     assert parse_nccl_tests_json(json.dumps(data)).rows[0].out_of_place.wrong is None
 
@@ -252,7 +252,7 @@ def test_json_not_a_report(text: str) -> None:
 
 
 def test_json_truncated_file(output: Output, parse_error: Callable[..., ParseError]) -> None:
-    text = output("nccl-tests", "h200x2-all_gather_perf.json")
+    text = output("nccl-tests-json", "h200x2-all_gather_perf.json")
     parse_error(parse_nccl_tests_json, text[: len(text) // 2], "not JSON")
 
 
