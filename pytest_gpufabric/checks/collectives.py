@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pytest_gpufabric.parsers.nccl_tests import NcclTestsResult, correctness_checked, rows_with_wrong_results
+from pytest_gpufabric.parsers.nccl_tests import (
+    NcclTestsResult,
+    correctness_checked,
+    rows_with_wrong_results,
+)
 
 EIGHT_GB = 8 * 1024**3  # S4 "Allreduce": in-place busbw at a message size of 8 GB
 # COLL-005: S2 collective loop, S1 list, S0 8.7.2.1 (alltoall).

@@ -5,7 +5,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pytest_gpufabric.checks.perf import PerftestLeg
-from pytest_gpufabric.checks.perf_commands import BW_FLAGS, QUEUE_PAIRS, PerftestEnd, gpu_flag, port_for
+from pytest_gpufabric.checks.perf_commands import (
+    BW_FLAGS,
+    QUEUE_PAIRS,
+    PerftestEnd,
+    gpu_flag,
+    port_for,
+)
 
 if TYPE_CHECKING:
     from pytest_gpufabric.inventory import Nic, Node

@@ -16,12 +16,22 @@ from typing import Any
 
 import pytest
 
-from pytest_gpufabric.checks.localization import PairOutcome, localize, split_pair_id, summary_lines
+from pytest_gpufabric.checks.localization import (
+    PairOutcome,
+    localize,
+    split_pair_id,
+    summary_lines,
+)
 from pytest_gpufabric.errors import UsageError
 from pytest_gpufabric.results import PROPERTY_KEY
 from pytest_gpufabric.scheduling.locks import ResourceLocks
 from pytest_gpufabric.scheduling.ordering import order_items_in_rounds
-from pytest_gpufabric.scheduling.pair_option import PairPolicy, parse_pair_policy, rounds_summary, selected_node_pairs
+from pytest_gpufabric.scheduling.pair_option import (
+    PairPolicy,
+    parse_pair_policy,
+    rounds_summary,
+    selected_node_pairs,
+)
 from pytest_gpufabric.scheduling.resources import node_pair_of, resources_of
 from pytest_gpufabric.scheduling.schedule_log import ScheduleLog
 

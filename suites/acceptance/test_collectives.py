@@ -4,12 +4,26 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_gpufabric.checks.collectives import EIGHT_GB, SWEEP, correctness, perf_program
+from pytest_gpufabric.checks.collectives import (
+    EIGHT_GB,
+    SWEEP,
+    correctness,
+    perf_program,
+)
 from pytest_gpufabric.checks.mpi import launch_command, launch_plan
 from pytest_gpufabric.commands import sh
 from pytest_gpufabric.context import CheckContext
-from pytest_gpufabric.parsers.nccl_debug import channels_without_gdrdma, network_channels, parse_nccl_debug
-from pytest_gpufabric.parsers.nccl_tests import NcclTestsResult, busbw_at, busbw_at_largest, parse_nccl_tests
+from pytest_gpufabric.parsers.nccl_debug import (
+    channels_without_gdrdma,
+    network_channels,
+    parse_nccl_debug,
+)
+from pytest_gpufabric.parsers.nccl_tests import (
+    NcclTestsResult,
+    busbw_at,
+    busbw_at_largest,
+    parse_nccl_tests,
+)
 from pytest_gpufabric.targets import ClusterTarget, NodeTarget
 
 COLLECTIVE_TIMEOUT_S = 3600.0
@@ -57,7 +71,7 @@ def test_collective_results_correct(node: NodeTarget, gpufabric: CheckContext) -
 
 @pytest.mark.check("COLL-003")
 def test_multi_node_all_reduce(cluster: ClusterTarget, gpufabric: CheckContext, pytestconfig: pytest.Config) -> None:
-    node, stdout = _multi_node(cluster, gpufabric, pytestconfig.getoption("mpi_launcher"), "all_reduce", "8")
+    _multi_node(cluster, gpufabric, pytestconfig.getoption("mpi_launcher"), "all_reduce", "8")
     result = gpufabric.parse(parse_nccl_tests, gpufabric.commands[-1])
     size, busbw = busbw_at_largest(result)
     gpufabric.expect_each([("busbw_largest_gbs", busbw, f"{len(cluster.nodes)} nodes", f"in-place busbw at {size} bytes"),

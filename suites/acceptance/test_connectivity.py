@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_gpufabric.checks.connectivity import describe, jumbo_ping_command, loss_percent, nic_addresses, ping_command, ssh_probe_command
+from pytest_gpufabric.checks.connectivity import (
+    describe,
+    jumbo_ping_command,
+    loss_percent,
+    nic_addresses,
+    ping_command,
+    ssh_probe_command,
+)
 from pytest_gpufabric.context import CheckContext
 from pytest_gpufabric.parsers.ping import parse_ping
 from pytest_gpufabric.targets import NicPairTarget, NodePairTarget
@@ -16,8 +23,8 @@ def test_ping_mesh(node_pair: NodePairTarget, gpufabric: CheckContext) -> None:
     for source in nic_addresses(node_pair.a):
         for destination in nic_addresses(node_pair.b):
             result = gpufabric.parse(parse_ping, gpufabric.run(node_pair.a.name, ping_command(source.address, destination.address)))
-            values.append(("loss_percent", loss_percent(result), f"{source.name} ({source.address}) -> {destination.name} "
-                           f"({destination.address})", describe(result)))
+            where = f"{source.name} ({source.address}) -> {destination.name} ({destination.address})"
+            values.append(("loss_percent", loss_percent(result), where, describe(result)))
     gpufabric.expect_each(values)
 
 

@@ -6,9 +6,24 @@ from dataclasses import replace
 
 import pytest
 
-from pytest_gpufabric.checks.perf import bandwidth_judgements, latency_judgements, run_concurrent_legs, run_leg
-from pytest_gpufabric.checks.perf_commands import BW_FLAGS, LAT_FLAGS, first_core, local_cpulist_command
-from pytest_gpufabric.checks.perf_plan import BW_WITH_QPS, loopback_leg, pair_legs, rail_pairs
+from pytest_gpufabric.checks.perf import (
+    bandwidth_judgements,
+    latency_judgements,
+    run_concurrent_legs,
+    run_leg,
+)
+from pytest_gpufabric.checks.perf_commands import (
+    BW_FLAGS,
+    LAT_FLAGS,
+    first_core,
+    local_cpulist_command,
+)
+from pytest_gpufabric.checks.perf_plan import (
+    BW_WITH_QPS,
+    loopback_leg,
+    pair_legs,
+    rail_pairs,
+)
 from pytest_gpufabric.context import CheckContext
 from pytest_gpufabric.parsers.perftest import uses_gpu_memory
 from pytest_gpufabric.scheduling.plugin import parse_duration

@@ -15,7 +15,12 @@ from typing import TYPE_CHECKING
 
 import yaml
 
-from pytest_gpufabric.checks.connectivity import PING_COUNT, jumbo_ping_command, ping_command, ssh_probe_command
+from pytest_gpufabric.checks.connectivity import (
+    PING_COUNT,
+    jumbo_ping_command,
+    ping_command,
+    ssh_probe_command,
+)
 from pytest_gpufabric.expectations import known_profiles
 from pytest_gpufabric.inventory import load_inventory
 from tools.demo_cluster.areas.basics import MTU_1500
