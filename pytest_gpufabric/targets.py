@@ -17,11 +17,15 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ClusterTarget:
+    """All nodes of one GPU vendor (a collective cannot span vendors): id ``cluster``, or ``cluster-<vendor>``
+    in a mixed cluster."""
+
     nodes: tuple[Node, ...]
+    label: str = ""
 
     @property
     def id(self) -> str:
-        return "cluster"
+        return f"cluster-{self.label}" if self.label else "cluster"
 
 
 @dataclass(frozen=True)
@@ -150,7 +154,11 @@ Target = Union[
 
 
 def _clusters(inv: Inventory) -> Iterator[Target]:
-    yield ClusterTarget(tuple(inv.nodes))
+    groups: dict[str, list[Node]] = {}
+    for node in inv.nodes:
+        groups.setdefault(node.platform.gpu_vendor, []).append(node)
+    for vendor, nodes in groups.items():
+        yield ClusterTarget(tuple(nodes), vendor if len(groups) > 1 else "")
 
 
 def _nodes(inv: Inventory) -> Iterator[Target]:

@@ -1,0 +1,35 @@
+"""Targets and their ids come from inventory names only, and stay put when unrelated nodes change."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytest_gpufabric.expectations import known_profiles
+from pytest_gpufabric.inventory import load_inventory
+from pytest_gpufabric.targets import targets_for_scope
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def demo_ids(scope: str) -> list[str]:
+    inventory = load_inventory(REPO / "recordings/demo/site.yaml", known_profiles(REPO / "thresholds"))
+    return [t.id for t in targets_for_scope(inventory, scope)]
+
+
+def test_id_shapes() -> None:
+    assert demo_ids("node")[0] == "node01"
+    assert demo_ids("gpu")[0] == "node01/gpu0"
+    assert demo_ids("nic")[0] == "node01/bnxt_re0"
+    assert demo_ids("nic_gpu_pair")[0] == "node01/bnxt_re0~gpu0"
+    assert demo_ids("node_pair")[0] == "node01->node02"
+    assert demo_ids("nic_pair")[0] == "node01/bnxt_re0->node02/bnxt_re0"
+
+
+def test_nic_pairs_stay_on_their_rail() -> None:
+    for pair in demo_ids("nic_pair"):
+        a, b = pair.split("->")
+        assert a.split("/")[1] == b.split("/")[1]
+
+
+def test_a_mixed_cluster_gets_one_collective_target_per_gpu_vendor() -> None:
+    assert demo_ids("cluster") == ["cluster-amd", "cluster-nvidia"]
