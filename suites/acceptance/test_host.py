@@ -42,7 +42,10 @@ KERNEL_ERROR_PATTERNS = (
 @pytest.mark.check("HOST-003")
 def test_no_host_firewall(node: NodeTarget, gpufabric: CheckContext) -> None:
     result = gpufabric.run(node.id, sh("systemctl", "is-active", *FIREWALLS))
-    active = active_services(result.stdout, FIREWALLS)
+    active = gpufabric.require(
+        active_services(result.stdout, FIREWALLS),
+        f"the state of {', '.join(FIREWALLS)} (systemctl answered: {(result.stdout + result.stderr).strip()[:120]!r})",
+    )
     gpufabric.expect("active_firewalls", len(active), detail=", ".join(active) or result.stdout.strip().replace("\n", " "))
 
 

@@ -41,6 +41,7 @@ def test_nvlink_count_in_h200_topology() -> None:
 def test_active_services() -> None:
     assert active_services("active\ninactive\n", ("firewalld", "ufw")) == ["firewalld"]
     assert active_services("inactive\ninactive\n", ("firewalld", "ufw")) == []
+    assert active_services("", ("firewalld", "ufw")) is None  # no systemd: stderr only, never "no firewall"
 
 
 def test_shared_subnets() -> None:

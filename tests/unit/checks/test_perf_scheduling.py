@@ -54,8 +54,9 @@ def test_resources_of_items(inventory) -> None:  # type: ignore[no-untyped-def]
     names = resources_of("PERF-002", pair)
     assert f"nic:{pair.node_a.name}/{pair.nic_a.name}" in names and f"port:{pair.node_b.name}/18516" in names
     assert resources_of("HOST-008", targets_for_scope(inventory, "node_pair")[0]) == ()
-    cluster = resources_of("COLL-003", targets_for_scope(inventory, "cluster")[0])
-    assert sum(name.startswith("nic:") for name in cluster) == sum(len(node.nics) for node in inventory.nodes)
+    target = targets_for_scope(inventory, "cluster")[0]
+    cluster = resources_of("COLL-003", target)
+    assert sum(name.startswith("nic:") for name in cluster) == sum(len(node.nics) for node in target.nodes)
 
 
 def test_64_nodes_8_rails_meet_the_lower_bound() -> None:
