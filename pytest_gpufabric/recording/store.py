@@ -9,6 +9,8 @@ Counters live in the store object: one store per process, no global state.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import difflib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -189,12 +191,25 @@ class RecordingStore:
         recording if needed. With ``replace_older_runs``, episodes of that command recorded under another
         run id are dropped first (re-recording). Safe against concurrent writers in other processes;
         the node file is replaced atomically."""
+        self.add_many([result], item, replace_older_runs=replace_older_runs)
+
+    def add_many(
+        self, results: Iterable[CommandResult], item: str | None = None, *, replace_older_runs: bool = False
+    ) -> None:
+        """Record several results in order, reading and writing each node file once (as ``add`` each)."""
         if replace_older_runs and self.run_id is None:
             raise ValueError("replace_older_runs needs the store to have a run_id")
-        node = result.node
-        path = self.node_path(node)
+        by_node: dict[str, list[tuple[str, Episode]]] = {}
+        for result in results:
+            by_node.setdefault(result.node, []).append(self._episode(result, item))
+        if by_node and not self.exists():
+            self.create()
+        for node, episodes in by_node.items():
+            self._append(node, episodes, replace_older_runs)
+
+    def _episode(self, result: CommandResult, item: str | None) -> tuple[str, Episode]:
         command = storable_text(self.scrubber.scrub(result.command))
-        episode = Episode(
+        return command, Episode(
             exit_code=result.exit_code,
             duration_s=round(float(result.duration_s), 3),
             item=item,
@@ -202,18 +217,21 @@ class RecordingStore:
             stdout=storable_text(self.scrubber.scrub(result.stdout)),
             stderr=storable_text(self.scrubber.scrub(result.stderr)),
         )
-        if not self.exists():
-            self.create()
+
+    def _append(self, node: str, episodes: list[tuple[str, Episode]], replace_older_runs: bool) -> None:
+        path = self.node_path(node)
         lock_path = self.directory / LOCKS_DIR / f"{path.name}.lock"
         lock_path.parent.mkdir(exist_ok=True)
         try:
             with FileLock(lock_path, timeout=self.lock_timeout_s):
                 remove_stale_temp_files(path)
-                text, commands = self._read(node, path) if path.is_file() else ("", {})
-                kept = commands.get(command, ())
-                if replace_older_runs:
-                    kept = tuple(old for old in kept if old.run_id == self.run_id)
-                updated = {**commands, command: (*kept, episode)}
+                _, commands = self._read(node, path) if path.is_file() else ("", {})
+                updated = dict(commands)
+                for command, episode in episodes:
+                    kept = updated.get(command, ())
+                    if replace_older_runs:
+                        kept = tuple(old for old in kept if old.run_id == self.run_id)
+                    updated[command] = (*kept, episode)
                 text = render_node_file(node, updated)
                 write_atomically(path, text)
                 self._written[node] = _WrittenNode(text, updated)

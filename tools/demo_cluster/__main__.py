@@ -72,13 +72,14 @@ def write_demo(target: Path) -> int:
     (target / "site.yaml").write_text(header + yaml.safe_dump(inventory(NODES), sort_keys=False), encoding="utf-8")
     create_recording(target, description=DESCRIPTION)
     store = RecordingStore(target, Scrubber(), run_id="demo")
-    count = 0
-    for node in NODES:
-        for build in all_builders():
-            for command, (stdout, exit_code) in build(node).items():
-                store.add(CommandResult(node.name, command, stdout, "", exit_code, 0.01), None)
-                count += 1
-    return count
+    results = [
+        CommandResult(node.name, command, stdout, "", exit_code, 0.01)
+        for node in NODES
+        for build in all_builders()
+        for command, (stdout, exit_code) in build(node).items()
+    ]
+    store.add_many(results)
+    return len(results)
 
 
 def main() -> None:
