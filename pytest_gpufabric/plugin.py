@@ -22,6 +22,7 @@ from pytest_gpufabric.targets import platform_tags_of, targets_for_scope
 
 SESSION_KEY = pytest.StashKey[FabricSession]()
 CONTEXT_KEY = pytest.StashKey[CheckContext]()
+ERROR_KEY = pytest.StashKey[tuple[str, str]]()
 RUN_ID_KEY = pytest.StashKey[str]()
 RUN_ID_INPUT = "gpufabric_run_id"
 
@@ -168,8 +169,12 @@ def gpufabric(request: pytest.FixtureRequest) -> CheckContext:
     if check_id is None:
         raise pytest.UsageError(f"{item.nodeid}: the gpufabric fixture needs @pytest.mark.check(ID)")
     _, target = _target_of(item)
-    for node in getattr(target, "nodes", ()):
-        session.connect(node.name)  # an unreachable node is a setup error of this item, not a failed check
+    try:
+        for node in getattr(target, "nodes", ()):
+            session.connect(node.name)  # an unreachable node is a setup error of this item, not a failed check
+    except TransportError as exc:
+        item.stash[ERROR_KEY] = _error_kind(exc)
+        pytest.fail(str(exc), pytrace=False)
 
     def run(node: str, command: str, timeout_s: float | None, cached: bool) -> Any:
         return session.run(node, command, timeout_s, cached, item.nodeid)
@@ -178,6 +183,21 @@ def gpufabric(request: pytest.FixtureRequest) -> CheckContext:
     context = CheckContext(session.catalog.get(check_id), getattr(target, "id", item.name), profile, run)
     item.stash[CONTEXT_KEY] = context
     return context
+
+
+def _error_kind(exc: BaseException) -> tuple[str, str]:
+    return ("transport" if isinstance(exc, TransportError) else type(exc).__name__), str(exc)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    """A check that could not measure (GpufabricError) fails without a traceback: the message says it all,
+    and pytest does not spend time rendering source code for thousands of unreachable items."""
+    try:
+        return (yield)
+    except GpufabricError as exc:
+        item.stash[ERROR_KEY] = _error_kind(exc)
+        pytest.fail(str(exc), pytrace=False)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -193,10 +213,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     data: dict[str, Any] = {"check_id": check_id, "title": spec.title, "check_source": spec.source, "hint": spec.hint}
     _, target = _target_of(item)
     data["target"] = getattr(target, "id", None)
-    if call.excinfo is not None and call.excinfo.errisinstance(GpufabricError):
-        kind = "transport" if call.excinfo.errisinstance(TransportError) else type(call.excinfo.value).__name__
-        data["error_kind"] = kind
-        data["message"] = f"{kind}: {call.excinfo.value}"
+    error = item.stash.get(ERROR_KEY, None) if report.failed else None
+    if error is None and call.excinfo is not None and call.excinfo.errisinstance(GpufabricError):
+        error = _error_kind(call.excinfo.value)
+    if error is not None:
+        data["error_kind"], message = error
+        data["message"] = f"{data['error_kind']}: {message}"
         report.longrepr = f"{check_id} {spec.title}: ERROR at {data['target']}\n  {data['message']}"
     if context is not None and report.when == "call":
         data.update(evidence_data(context))
