@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from sitekit import Site
+
+from pytest_gpufabric.expectations import known_profiles
+from pytest_gpufabric.inventory import Inventory, load_inventory
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
 def site(pytester: pytest.Pytester) -> Site:
     return Site(pytester)
+
+
+@pytest.fixture(scope="session")
+def demo_inventory() -> Inventory:
+    """The inventory of the bundled demo cluster (recordings/demo/site.yaml)."""
+    return load_inventory(REPO / "recordings" / "demo" / "site.yaml", known_profiles(REPO / "thresholds"))

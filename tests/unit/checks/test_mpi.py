@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shlex
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,16 +15,13 @@ from pytest_gpufabric.checks.mpi import (
     nccl_environment,
 )
 from pytest_gpufabric.errors import UsageError
-from pytest_gpufabric.expectations import known_profiles
-from pytest_gpufabric.inventory import load_inventory
+from pytest_gpufabric.inventory import Inventory
 
-REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")
-def nodes() -> Any:
-    inventory = load_inventory(REPO / "recordings" / "demo" / "site.yaml", known_profiles(REPO / "thresholds"))
-    return [node for node in inventory.nodes if node.platform.gpu_vendor == "amd"]
+def nodes(demo_inventory: Inventory) -> Any:
+    return [node for node in demo_inventory.nodes if node.platform.gpu_vendor == "amd"]
 
 
 def test_environment_from_inventory_and_s0(nodes: Any) -> None:

@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 
 from pytest_gpufabric.errors import UsageError
-from pytest_gpufabric.expectations import known_profiles
-from pytest_gpufabric.inventory import load_inventory
+from pytest_gpufabric.inventory import Inventory
 from pytest_gpufabric.scheduling import group_in_rounds, rail_rounds
 from pytest_gpufabric.scheduling.pair_option import (
     parse_pair_policy,
@@ -20,12 +19,11 @@ from pytest_gpufabric.scheduling.plugin import parse_duration
 from pytest_gpufabric.scheduling.resources import resources_of
 from pytest_gpufabric.targets import targets_for_scope
 
-REPO = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")
-def inventory():  # type: ignore[no-untyped-def]
-    return load_inventory(REPO / "recordings" / "demo" / "site.yaml", known_profiles(REPO / "thresholds"))
+def inventory(demo_inventory: Inventory) -> Inventory:
+    return demo_inventory
 
 
 def test_policy_parsing() -> None:

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import pytest
 
-from pytest_gpufabric.expectations import known_profiles
-from pytest_gpufabric.inventory import load_inventory
+from pytest_gpufabric.inventory import Inventory
 from pytest_gpufabric.targets import targets_for_scope
 
-REPO = Path(__file__).resolve().parents[3]
+
+@pytest.fixture
+def demo_ids(demo_inventory: Inventory):  # type: ignore[no-untyped-def]
+    return lambda scope: [t.id for t in targets_for_scope(demo_inventory, scope)]
 
 
-def demo_ids(scope: str) -> list[str]:
-    inventory = load_inventory(REPO / "recordings/demo/site.yaml", known_profiles(REPO / "thresholds"))
-    return [t.id for t in targets_for_scope(inventory, scope)]
-
-
-def test_id_shapes() -> None:
+def test_id_shapes(demo_ids) -> None:  # type: ignore[no-untyped-def]
     assert demo_ids("node")[0] == "node01"
     assert demo_ids("gpu")[0] == "node01/gpu0"
     assert demo_ids("nic")[0] == "node01/bnxt_re0"
@@ -25,11 +22,11 @@ def test_id_shapes() -> None:
     assert demo_ids("nic_pair")[0] == "node01/bnxt_re0->node02/bnxt_re0"
 
 
-def test_nic_pairs_stay_on_their_rail() -> None:
+def test_nic_pairs_stay_on_their_rail(demo_ids) -> None:  # type: ignore[no-untyped-def]
     for pair in demo_ids("nic_pair"):
         a, b = pair.split("->")
         assert a.split("/")[1] == b.split("/")[1]
 
 
-def test_a_mixed_cluster_gets_one_collective_target_per_gpu_vendor() -> None:
+def test_a_mixed_cluster_gets_one_collective_target_per_gpu_vendor(demo_ids) -> None:  # type: ignore[no-untyped-def]
     assert demo_ids("cluster") == ["cluster-amd", "cluster-nvidia"]
