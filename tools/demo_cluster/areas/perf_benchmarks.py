@@ -1,9 +1,9 @@
-"""Demo outputs of perftest (PERF-001..003) and RCCL collectives (COLL-001..004, COLL-006).
+"""Demo outputs of perftest (PERF-001..003) and single-node RCCL collectives (COLL-001, COLL-002, COLL-006).
 
 Built from real sample outputs: perftest from S0 2.8.2 (fixtures/outputs/perftest/
 s0-2.8.2-ib_write_bw-rocm-bidirectional-gbits.txt) and S0 5.1 FAQ 2 ("Failed status 12"); single-node
-all_reduce from S0 8.5.1, the 4-node all_reduce from S0 8.7.2.2.2 and the GDRDMA channel lines from S0
-8.7.3.3 (fixtures/outputs/nccl-tests, nccl-debug). Every perftest leg gets the full sequence the checks
+all_reduce from S0 8.5.1 (fixtures/outputs/nccl-tests). Node pairs (PERF-004..007) are in perf_pairs.py,
+multi-node launches (COLL-003..005, OSU) in perf_mpi.py. Every perftest leg gets the full sequence the checks
 run: background server (PID), readiness, client, server log, cleanup.
 
 Injected faults:
@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 
 from pytest_gpufabric.checks.collectives import perf_program
-from pytest_gpufabric.checks.mpi import launch_command, launch_plan
 from pytest_gpufabric.checks.perf import PerftestLeg
 from pytest_gpufabric.checks.perf_commands import (
     cleanup_command,
@@ -31,7 +30,6 @@ from pytest_gpufabric.checks.perf_commands import (
 )
 from pytest_gpufabric.checks.perf_plan import BW_WITH_QPS, loopback_leg, pair_legs
 from pytest_gpufabric.commands import sh
-from pytest_gpufabric.errors import UsageError
 from pytest_gpufabric.targets import targets_for_scope
 from tools.demo_cluster.areas.perf_connectivity import REPO, demo_inventory
 from tools.demo_cluster.outputs import Outputs
@@ -46,13 +44,13 @@ FIRST_PID = 41000
 ROW = re.compile(r"^(\s*\d+\s+\d+\s+)(\S+)(\s+)(\S+)(\s+\S+\s*)$")
 
 
-def _fixture(relative: str) -> str:
+def fixture(relative: str) -> str:
     return (FIXTURES / relative).read_text(encoding="utf-8")
 
 
 def perftest_output(device: str, gpu_flag: str | None, factor: float) -> str:
     """The S0 2.8.2 output for ``device``; GPU lines only with a GPU flag; bandwidth columns scaled by ``factor``."""
-    lines = _fixture("perftest/s0-2.8.2-ib_write_bw-rocm-bidirectional-gbits.txt").splitlines()
+    lines = fixture("perftest/s0-2.8.2-ib_write_bw-rocm-bidirectional-gbits.txt").splitlines()
     out = []
     for line in lines:
         if gpu_flag is None and (line.startswith(("Using ROCm", "gfx942", "allocated", "deallocating")) or "Use ROCm memory" in line):
@@ -69,7 +67,7 @@ def perftest_output(device: str, gpu_flag: str | None, factor: float) -> str:
 
 
 def status_12_output(device: str) -> str:
-    return _fixture("perftest/s0-5.1-faq2-ib_write_bw-failed-status-12.txt").replace("roceo3811", device)
+    return fixture("perftest/s0-5.1-faq2-ib_write_bw-failed-status-12.txt").replace("roceo3811", device)
 
 
 def _legs() -> list[tuple[str, str, PerftestLeg]]:
@@ -114,7 +112,7 @@ def perftest_outputs(node: DemoNode) -> Outputs:
 
 
 def single_node_all_reduce(node: DemoNode) -> str:
-    text = _fixture("nccl-tests/s0-8.5.1-rccl-all_reduce-1node-8gpu.txt")
+    text = fixture("nccl-tests/s0-8.5.1-rccl-all_reduce-1node-8gpu.txt")
     if node.name in WRONG_RESULTS:
         lines = text.splitlines()
         for index, line in enumerate(lines):
@@ -130,17 +128,6 @@ def collective_outputs(node: DemoNode) -> Outputs:
     text = single_node_all_reduce(node)
     program = perf_program("all_reduce", "8", "8G", gpus)
     outputs: Outputs = {sh(*program): (text, 0), sh("env", "RCCL_ENABLE_INTRANET=1", *program): (text, 0)}
-    if node.name != inventory.nodes[0].name:
-        return outputs
-    try:
-        plan, debug_plan = launch_plan(inventory.nodes, gpus), launch_plan(inventory.nodes, gpus, "INFO")
-    except UsageError:
-        return outputs  # a mixed-vendor cluster has no single multi-node launch
-    hostfile = "/tmp/gpufabric-hostfile-all_reduce"
-    outputs[launch_command("mpirun", plan, perf_program("all_reduce", "8", "16G", 1), hostfile)] = (
-        _fixture("nccl-tests/s0-8.7.2.2.2-rccl-all_reduce-4nodes-4proc-check-off.txt"), 0)
-    outputs[launch_command("mpirun", debug_plan, perf_program("all_reduce", "1G", "16G", 1), hostfile)] = (
-        _fixture("nccl-debug/s0-8.7.3.3-channels-gdrdma.txt"), 0)
     return outputs
 
 
