@@ -33,6 +33,7 @@ class CheckContext:
     _run: RunFunc
     commands: list[CommandResult] = field(default_factory=list)
     measurements: list[Measurement] = field(default_factory=list)
+    failure_hint: str | None = None  # the diagnosis shown with the failure (the check's own, else the catalog's)
 
     def run(self, node: str, command: str, *, timeout_s: float | None = None, cached: bool = False) -> CommandResult:
         """Run a read-only ``command`` on ``node``; ``cached`` reuses an identical earlier run in this process."""
@@ -75,5 +76,6 @@ class CheckContext:
         """Judge every (name, measured, where, detail) and fail once, listing every value that does not hold."""
         failed = [m for m in (self.judge(n, v, where=w, detail=d) for n, v, w, d in values) if not m.passed]
         if failed:
-            message = failure_message(self.check.id, self.check.title, self.target_id, failed, hint or self.check.hint)
+            self.failure_hint = hint or self.check.hint
+            message = failure_message(self.check.id, self.check.title, self.target_id, failed, self.failure_hint)
             pytest.fail(message, pytrace=False)

@@ -24,12 +24,15 @@ def _clip(text: str) -> str:
 
 def evidence_data(context: CheckContext) -> dict[str, Any]:
     """Plain data (crosses from xdist workers to the controller)."""
-    return {
+    data: dict[str, Any] = {
         "measurements": [m.as_record() for m in context.measurements],
         "commands": [
             {"node": r.node, "command": r.command, "exit_code": r.exit_code} for r in context.commands
         ],
     }
+    if context.failure_hint:
+        data["hint"] = context.failure_hint
+    return data
 
 
 def _measurement_table(context: CheckContext) -> str:

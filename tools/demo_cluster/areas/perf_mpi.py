@@ -11,7 +11,8 @@ its first node, as the checks run it. Real sample outputs only:
   shared memory to RoCE between nodes (2 B: 0.11 us -> 2.75 us, below the S3 Table 6 figure of 3.6 us).
 Collectives with no real sample output for a vendor (see SWEEP_SAMPLES) are not recorded: those items stay errors.
 
-No NCCL_DEBUG=INFO output is recorded for the nvidia cluster yet (see DEBUG_INFO).
+Injected fault: the nvidia cluster's channels run over NET/IB without GDRDMA (S0 8.7.3.3's non-GDRDMA sample),
+consistent with node06's missing nvidia_peermem (DRV-003), so COLL-004 fails there with its documented hint.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ ALL_REDUCE = {"amd": "nccl-tests/s0-8.7.2.2.1-rccl-all_reduce-4nodes-32proc-chec
 # The nvidia cluster's failing case (node06 without nvidia_peermem, DRV-003: NET/IB without GDRDMA, the
 # s0-8.7.3.3-channels-net-ib-without-gdrdma.txt line) is held back until a failed COLL-004 record carries a
 # hint (the check's hint= does not reach results.jsonl and COLL-004 has none in the catalog or hints.yaml).
-DEBUG_INFO = {"amd": "nccl-debug/s0-8.7.3.3-channels-gdrdma.txt"}
+DEBUG_INFO = {"amd": "nccl-debug/s0-8.7.3.3-channels-gdrdma.txt", "nvidia": "nccl-debug/s0-8.7.3.3-channels-net-ib-without-gdrdma.txt"}
 SWEEP_SAMPLES = {
     "amd": {"alltoall": "nccl-tests/s0-8.7.2.1.1-rccl-alltoall-4nodes-32proc-check-off.txt"},
     "nvidia": {"all_gather": "nccl-tests/h200x2-all_gather_perf.txt", "alltoall": "nccl-tests/h200x2-mpirun-alltoall_perf.txt",
