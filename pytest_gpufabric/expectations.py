@@ -81,10 +81,13 @@ class Profile:
             ) from None
 
     def with_overrides(self, overrides: Mapping[str, Mapping[str, Any]], origin: str) -> Profile:
-        """A copy where a site's values replace the profile's (same comparison and unit)."""
+        """A copy where a site's values replace the profile's (same comparison and unit); values this
+        profile does not define are left to the site's other profiles (see ``apply_site_overrides``)."""
         merged = {check: dict(values) for check, values in self.expectations.items()}
         for check, values in overrides.items():
             for name, value in values.items():
+                if name not in self.expectations.get(check, {}):
+                    continue
                 base = self.get(check, name)
                 problem = _value_problem(base.op, value)
                 if problem:
@@ -93,6 +96,23 @@ class Profile:
                     base, value=value, source=f"{origin} (site override of {base.describe()}, {base.source})"
                 )
         return replace(self, expectations=merged)
+
+
+def apply_site_overrides(
+    profiles: Mapping[str, Profile], overrides: Mapping[str, Mapping[str, Any]], origin: str
+) -> dict[str, Profile]:
+    """Every profile of a site with the site's overrides; an override no profile defines is an error
+    (a mistyped name would otherwise change nothing, silently)."""
+    unknown = [
+        f"{check}.{name}"
+        for check, values in overrides.items()
+        for name in values
+        if not any(name in profile.expectations.get(check, {}) for profile in profiles.values())
+    ]
+    if unknown:
+        known = ", ".join(sorted(profiles))
+        raise UsageError(f"{origin}: thresholds: {', '.join(unknown)} is defined by none of the profiles ({known})")
+    return {name: profile.with_overrides(overrides, origin) for name, profile in profiles.items()}
 
 
 def _version_key(text: str) -> tuple[int, ...]:

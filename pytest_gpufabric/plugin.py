@@ -12,7 +12,7 @@ import pytest
 from pytest_gpufabric.catalog import SCOPES, load_catalog
 from pytest_gpufabric.context import CheckContext
 from pytest_gpufabric.errors import GpufabricError, TransportError, UsageError
-from pytest_gpufabric.expectations import known_profiles, load_profile
+from pytest_gpufabric.expectations import apply_site_overrides, known_profiles, load_profile
 from pytest_gpufabric.options import add_options, read_options
 from pytest_gpufabric.reporting.allure_meta import AllureRunInfo, run_environment
 from pytest_gpufabric.reporting.evidence import attach_evidence, evidence_data
@@ -54,10 +54,11 @@ def pytest_configure(config: pytest.Config) -> None:
         profiles = known_profiles(options.thresholds_dir)
         inventory = load_inventory(options.cluster, profiles)
         names = {inventory.profile} | {node.profile for node in inventory.nodes if node.profile}
-        loaded = {
-            name: load_profile(options.thresholds_dir, name).with_overrides(inventory.thresholds, origin=str(options.cluster))
-            for name in sorted(names)
-        }
+        loaded = apply_site_overrides(
+            {name: load_profile(options.thresholds_dir, name) for name in sorted(names)},
+            inventory.thresholds,
+            origin=str(options.cluster),
+        )
     except GpufabricError as exc:
         raise pytest.UsageError(str(exc)) from None
     run_id = _run_id(config)

@@ -24,9 +24,8 @@ def item_record(report: pytest.TestReport, outcome: str, data: dict[str, Any]) -
     failed = [m for m in data.get("measurements", []) if not m["passed"]]
     decisive = failed[0] if failed else (data.get("measurements") or [None])[-1]
     message = data.get("message")
-    if message is None and outcome in ("failed", "error") and report.longrepr is not None:
-        message = str(getattr(report.longrepr, "reprcrash", None) and report.longrepr.reprcrash.message
-                      or report.longrepr).strip()
+    if message is None and outcome in ("failed", "error"):
+        message = _failure_text(report)
     if outcome == "skipped" and isinstance(report.longrepr, tuple):
         message = report.longrepr[2]
     return {
@@ -45,6 +44,13 @@ def item_record(report: pytest.TestReport, outcome: str, data: dict[str, Any]) -
         "measurements": data.get("measurements", []),
         "commands": data.get("commands", []),
     }
+
+
+def _failure_text(report: pytest.TestReport) -> str | None:
+    """The failure message without traceback or captured output (identical with and without xdist)."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    text = crash.message if crash is not None else str(report.longrepr or "")
+    return text.strip() or None
 
 
 def gpufabric_data(report: pytest.TestReport) -> dict[str, Any]:

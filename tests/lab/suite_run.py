@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_gpufabric.lab import Lab, NodeRef
+from pytest_gpufabric.lab.iproute import namespace_pids
 
 REPO = Path(__file__).resolve().parents[2]
 SUITE = REPO / "suites" / "acceptance"
@@ -126,14 +127,8 @@ def accepted_logins(lab: Lab, node: NodeRef) -> int:
 
 def processes_in_node(lab: Lab, node: NodeRef) -> list[str]:
     """Command lines of every process inside the node's network namespace."""
-    done = subprocess.run(
-        ["ip", "netns", "pids", lab.node(node).namespace],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
     lines = []
-    for pid in done.stdout.split():
+    for pid in namespace_pids(lab.node(node).namespace):
         try:
             lines.append(
                 Path(f"/proc/{pid}/cmdline")

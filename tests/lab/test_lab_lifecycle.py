@@ -16,7 +16,7 @@ import yaml
 from pytest_gpufabric.inventory import load_inventory
 from pytest_gpufabric.lab import Lab, sweep_stale
 from pytest_gpufabric.lab.cli import READY_LINE
-from pytest_gpufabric.lab.iproute import ip, list_namespaces
+from pytest_gpufabric.lab.iproute import ip, list_namespaces, namespace_pids
 from pytest_gpufabric.lab.registry import lab_dir
 from pytest_gpufabric.lab.sweep import lab_namespaces
 
@@ -107,13 +107,7 @@ def test_an_interrupted_cli_lab_removes_itself(
     with _cli_lab() as (child, lab_id):
         namespaces = lab_namespaces(lab_id)
         assert len(namespaces) == 4
-        pids = [
-            int(p)
-            for ns in namespaces
-            for p in subprocess.run(
-                ["ip", "netns", "pids", ns], capture_output=True, text=True, check=True
-            ).stdout.split()
-        ]
+        pids = [pid for ns in namespaces for pid in namespace_pids(ns)]
         assert (
             len(pids) >= 2
         )  # one sshd per node (and maybe the child serving the readiness probe)
@@ -128,13 +122,7 @@ def test_sweep_removes_a_killed_owners_lab_and_spares_living_ones(lab: Lab) -> N
         child.wait(timeout=CLI_TIMEOUT_S)
         namespaces = lab_namespaces(lab_id)
         assert len(namespaces) == 4  # nothing could clean up after SIGKILL
-        pids = [
-            int(p)
-            for ns in namespaces
-            for p in subprocess.run(
-                ["ip", "netns", "pids", ns], capture_output=True, text=True, check=True
-            ).stdout.split()
-        ]
+        pids = [pid for ns in namespaces for pid in namespace_pids(ns)]
         assert (
             len([pid for pid in pids if _alive(pid)]) >= 2
         )  # the orphaned sshds live on

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from pytest_gpufabric.errors import ThresholdMissing, UsageError
-from pytest_gpufabric.expectations import compare, known_profiles, load_profile
+from pytest_gpufabric.expectations import apply_site_overrides, compare, known_profiles, load_profile
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -100,3 +100,14 @@ def test_fragments_merge_and_refuse_duplicates(tmp_path: Path) -> None:
     (tmp_path / "p.d" / "twice.yaml").write_text("expectations:\n  LNK-005:\n    mtu: {op: '==', value: 1500, source: S0}\n")
     with pytest.raises(UsageError, match="defined twice"):
         load_profile(tmp_path, "p")
+
+
+def test_site_overrides_reach_the_profiles_that_define_them(tmp_path: Path) -> None:
+    write_profile(tmp_path, "expectations:\n  PERF-002:\n    bw: {op: '>=', value: 380, unit: Gb/s, source: S4}\n", name="a")
+    write_profile(tmp_path, "expectations:\n  COLL-001:\n    busbw: {op: '>=', value: 304, unit: GB/s, source: S4}\n", name="b")
+    profiles = {name: load_profile(tmp_path, name) for name in ("a", "b")}
+    merged = apply_site_overrides(profiles, {"PERF-002": {"bw": 390}}, "site.yaml")
+    assert merged["a"].get("PERF-002", "bw").value == 390
+    assert merged["b"].get("COLL-001", "busbw").value == 304
+    with pytest.raises(UsageError, match="PERF-002.bandwidth is defined by none of the profiles"):
+        apply_site_overrides(profiles, {"PERF-002": {"bandwidth": 390}}, "site.yaml")
