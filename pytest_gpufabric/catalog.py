@@ -24,10 +24,6 @@ class CheckSpec:
     expect: str
     hint: str | None
 
-    @property
-    def area(self) -> str:
-        return self.id.split("-", 1)[0]
-
 
 class Catalog:
     """Read-only lookup of CheckSpec by id, in catalog order."""
