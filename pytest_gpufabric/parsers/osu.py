@@ -1,9 +1,12 @@
 """OSU micro-benchmarks (osu_bw, osu_bibw, osu_latency, osu_mbw_mr, osu_allreduce, osu_alltoall, ...).
 
-Every benchmark prints a ``# OSU MPI ... Test vX.Y`` title, optional ``#`` notes (datatype, buffer
-placement, pairs and window size) and a ``# Size  <column> ...`` header naming each column and its unit,
-then one row per message size. The header decides the columns, so point-to-point and collective tests,
-and ``-f`` (full statistics) runs, share this parser.
+Every benchmark prints ``#`` lines (a ``# OSU MPI ... Test vX.Y`` title, the datatype, buffer placement,
+pairs and window size) and a ``# Size  <column> ...`` header naming each column and its unit, then one row
+per message size. The header decides the columns, so point-to-point and collective tests, ``-f`` (full
+statistics) runs and the NCCL/RCCL (``xccl``) builds share this parser. OSU 7.4's xccl point-to-point
+programs print no title line at all; their table is read all the same, under the name ``OSU benchmark``.
+A run that crashed after its header (a segmentation fault, a CUDA error) has no rows: the error names the
+first line it printed instead.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ HEADER = re.compile(r"^#\s*Size\s{2,}(.+)$")
 UNIT_IN_NAME = re.compile(r"\(([^()]+)\)\s*$")
 BARE_UNITS = {"MB/s", "Messages/s", "us", "GB/s"}
 NOTE = re.compile(r"^#\s*(.+?)\s*$")
+UNTITLED = "OSU benchmark"
 
 
 @dataclass(frozen=True)
@@ -45,11 +49,16 @@ class OsuRow:
 class OsuResult:
     """One OSU benchmark run: title, version, notes (datatype, buffers, pairs), columns and rows."""
 
-    title: str
+    title: str | None
     version: str | None
     notes: tuple[str, ...]
     columns: tuple[OsuColumn, ...]
     rows: tuple[OsuRow, ...]
+
+    @property
+    def label(self) -> str:
+        """The title, or ``OSU benchmark`` for the programs that print none."""
+        return self.title or UNTITLED
 
     def column_index(self, name: str | None = None) -> int:
         """Index of the column whose name starts with ``name`` (default: the first column)."""
@@ -58,7 +67,7 @@ class OsuResult:
         for index, column in enumerate(self.columns):
             if column.name.lower().startswith(name.lower()):
                 return index
-        raise MeasurementMissing(f"{self.title}: no column {name!r} (columns: "
+        raise MeasurementMissing(f"{self.label}: no column {name!r} (columns: "
                                  f"{', '.join(column.name for column in self.columns)})")
 
 
@@ -95,31 +104,36 @@ def parse_osu(text: str) -> OsuResult:
     notes: list[str] = []
     columns: list[OsuColumn] = []
     rows: list[OsuRow] = []
+    after_header: list[str] = []
     for line in lines:
-        if columns and line[:1].isdigit():
-            rows.append(_row(line, len(columns)))
-            continue
-        if title is None:
-            title = TITLE.match(line)
-            if title:
-                continue
-        header = HEADER.match(line)
-        if header and title is not None:
-            if columns:
+        if columns:
+            if line[:1].isdigit():
+                rows.append(_row(line, len(columns)))
+            elif HEADER.match(line):
                 fail(TOOL, "two result tables in one output; give one benchmark run at a time")
+            elif line and not rows:
+                after_header.append(line)
+            continue
+        header = HEADER.match(line)
+        if header:
             columns = [_column(name.strip()) for name in re.split(r"\s{2,}", header.group(1).strip())]
             continue
+        if title is None and (title := TITLE.match(line)):
+            continue
         note = NOTE.match(line)
-        if note and title is not None and not columns:
+        if note:
             notes.append(note.group(1))
-    if title is None:
-        said = next((line for line in lines if line and not line.startswith(("-", "#"))), "")
-        fail(TOOL, "no '# OSU MPI ... Test' title found" + (f"; the output says {said!r}" if said else ""))
+    name = title.group(1) if title else UNTITLED
     if not columns:
-        fail(TOOL, f"{title.group(1)}: no '# Size ...' column header (run failed or output truncated)")
+        said = next((line for line in lines if line and not line.startswith(("-", "#"))), "")
+        fail(TOOL, f"{name}: no '# Size ...' column header (run failed or output truncated)"
+             + (f"; the output says {said!r}" if said else ""))
     if not rows:
-        fail(TOOL, f"{title.group(1)}: no result rows (run failed or output truncated)")
-    return OsuResult(title.group(1), title.group(2), tuple(notes), tuple(columns), tuple(rows))
+        said = next((line for line in after_header if not line.startswith("-")), "")
+        fail(TOOL, f"{name}: no result rows (run failed or output truncated)"
+             + (f"; the output says {said!r}" if said else ""))
+    return OsuResult(title.group(1) if title else None, title.group(2) if title else None, tuple(notes),
+                     tuple(columns), tuple(rows))
 
 
 def value_at(result: OsuResult, size_bytes: int, column: str | None = None) -> float:
@@ -128,7 +142,7 @@ def value_at(result: OsuResult, size_bytes: int, column: str | None = None) -> f
     for row in result.rows:
         if row.size_bytes == size_bytes:
             return row.values[index]
-    raise MeasurementMissing(f"{result.title}: no row for {size_bytes} bytes "
+    raise MeasurementMissing(f"{result.label}: no row for {size_bytes} bytes "
                              f"(sizes {result.rows[0].size_bytes}..{result.rows[-1].size_bytes})")
 
 

@@ -26,7 +26,7 @@ def test_osu_point_to_point(node_pair: NodePairTarget, gpufabric: CheckContext, 
     command = launch_command(pytestconfig.getoption("mpi_launcher"), plan, program, f"{HOSTFILE}-{node_pair.a.name}-{node_pair.b.name}")
     result = gpufabric.parse(parse_osu, gpufabric.run(node_pair.a.name, command, timeout_s=OSU_TIMEOUT_S))
     gpufabric.expect("osu_latency_us", value_at(result, LATENCY_SIZE), where=f"{node_pair.id} (D D)",
-                     detail=f"{result.title} at {LATENCY_SIZE} bytes")
+                     detail=f"{result.label} at {LATENCY_SIZE} bytes")
 
 
 @pytest.mark.check("OSU-002")
@@ -40,5 +40,5 @@ def test_osu_collectives(cluster: ClusterTarget, gpufabric: CheckContext, pytest
         command = launch_command(pytestconfig.getoption("mpi_launcher"), plan, program, f"{HOSTFILE}-{benchmark}")
         result = gpufabric.parse(parse_osu, gpufabric.run(cluster.nodes[0].name, command, timeout_s=OSU_TIMEOUT_S))
         values.append((f"{benchmark}_latency_us", value_at(result, COLLECTIVE_SIZE), f"{benchmark}, {plan.ranks} ranks",
-                       f"{result.title} at {COLLECTIVE_SIZE} bytes"))
+                       f"{result.label} at {COLLECTIVE_SIZE} bytes"))
     gpufabric.expect_each(values)

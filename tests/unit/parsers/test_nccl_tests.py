@@ -136,6 +136,18 @@ def test_empty_redop_column(output: Output) -> None:
     assert result.rows[-1].size_bytes == 33554432
 
 
+@pytest.mark.parametrize("name", ["h200x2-gather_perf.txt", "h200x2-scatter_perf.txt", "h200x2-reduce_perf.txt",
+                                  "h200x2-mpirun-gather_perf.txt", "h200x2-mpirun-scatter_perf.txt",
+                                  "h200x2-mpirun-reduce_perf.txt"])
+def test_rooted_collectives(output: Output, name: str) -> None:
+    result = parse_nccl_tests(output("nccl-tests", name))
+    assert {row.root for row in result.rows} == {0}
+    assert {row.redop for row in result.rows} == ({"sum"} if "reduce" in name else {"none"})
+    assert result.out_of_bounds == 0 and result.out_of_bounds_ok is True
+    assert not any_wrong(result) and correctness_checked(result)
+    assert busbw_at_largest(result)[1] > 0
+
+
 @pytest.mark.parametrize("collective", ["all_gather", "alltoall", "reduce_scatter", "sendrecv", "broadcast"])
 def test_other_collectives(output: Output, collective: str) -> None:
     result = parse_nccl_tests(output("nccl-tests", f"h200x2-{collective}_perf.txt"))

@@ -75,7 +75,54 @@ def test_size_not_measured(output: Output) -> None:
 
 def test_refused_run(output: Output, parse_error: Callable[..., ParseError]) -> None:
     parse_error(parse_osu, output("osu", "osu_bw-three-processes-error.txt"),
-                "no '# OSU MPI ... Test' title", "This test requires exactly two processes")
+                "no '# Size ...' column header", "This test requires exactly two processes")
+
+
+@pytest.mark.parametrize(("name", "columns", "first_size", "last"), [
+    pytest.param("osu_xccl_bw-cuda-DD-nvlink.txt", ["Bandwidth (MB/s)"], 1, (4194304, 200379.60), id="xccl_bw"),
+    pytest.param("osu_xccl_bibw-cuda-DD-nvlink.txt", ["Bandwidth (MB/s)"], 1, (4194304, 304019.43), id="xccl_bibw"),
+    pytest.param("osu_xccl_latency-cuda-DD-nvlink.txt", ["Latency (us)"], 0, (1048576, 26.38), id="xccl_latency"),
+])
+def test_xccl_point_to_point_without_title(output: Output, name: str, columns: list[str], first_size: int,
+                                            last: tuple[int, float]) -> None:
+    result = parse_osu(output("osu", name))
+    assert (result.title, result.version, result.label) == (None, None, "OSU benchmark")
+    assert result.notes == ("Using NCCL", "Using NCCL", "Send Buffer on DEVICE (D) and Receive Buffer on DEVICE (D)")
+    assert [c.name for c in result.columns] == columns
+    assert result.rows[0].size_bytes == first_size
+    assert (result.rows[-1].size_bytes, result.rows[-1].values[0]) == last
+
+
+@pytest.mark.parametrize(("name", "title", "largest"), [
+    pytest.param("osu_xccl_allreduce-cuda-nvlink.txt", "OSU NCCL-CUDA Allreduce Latency Test", (1048576, 25.87),
+                 id="xccl_allreduce"),
+    pytest.param("osu_xccl_alltoall-cuda-nvlink.txt", "OSU NCCL-CUDA All-to-All Personalized Exchange Latency Test",
+                 (262144, 23.76), id="xccl_alltoall"),
+    pytest.param("osu_xccl_allgather-full-cuda-nvlink.txt", "OSU NCCL-CUDA Allgather Latency Test", (262144, 22.53),
+                 id="xccl_allgather-full"),
+    pytest.param("osu_bw-cuda-build-HH.txt", "OSU MPI-CUDA Bandwidth Test", (4194304, 12620.44), id="cuda_build_bw_HH"),
+    pytest.param("osu_mbw_mr-cuda-build-HH.txt", "OSU MPI Multiple Bandwidth / Message Rate Test", (1048576, 13022.23),
+                 id="cuda_build_mbw_mr_HH"),
+])
+def test_device_builds(output: Output, name: str, title: str, largest: tuple[int, float]) -> None:
+    result = parse_osu(output("osu", name))
+    assert (result.title, result.version) == (title, "7.4")
+    assert (result.rows[-1].size_bytes, result.rows[-1].values[0]) == largest
+
+
+def test_xccl_device_to_host_crash(output: Output, parse_error: Callable[..., ParseError]) -> None:
+    parse_error(parse_osu, output("osu", "osu_xccl_bw-cuda-DH-illegal-memory-access.txt"),
+                "OSU benchmark: no result rows", "an illegal memory access was encountered")
+
+
+def test_device_buffers_without_cuda_aware_mpi_crash(output: Output, parse_error: Callable[..., ParseError]) -> None:
+    parse_error(parse_osu, output("osu", "osu_bw-cuda-DD-mpi-not-cuda-aware-segfault.txt"),
+                "OSU MPI-CUDA Bandwidth Test: no result rows", "Process received signal")
+
+
+def test_two_tables_refused(output: Output, parse_error: Callable[..., ParseError]) -> None:
+    text = output("osu", "osu_bw-host-loopback.txt")
+    parse_error(parse_osu, text + text, "two result tables")
 
 
 def test_truncated_inside_a_row(output: Output, parse_error: Callable[..., ParseError]) -> None:
