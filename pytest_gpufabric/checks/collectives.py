@@ -1,4 +1,4 @@
-"""COLL-001..006 and OSU: benchmark program lines and the values judged from their outputs."""
+"""COLL-001..006: benchmark program lines and the values judged from their outputs."""
 
 from __future__ import annotations
 
@@ -13,8 +13,6 @@ from pytest_gpufabric.parsers.nccl_tests import (
 EIGHT_GB = 8 * 1024**3  # S4 "Allreduce": in-place busbw at a message size of 8 GB
 # COLL-005: S2 collective loop, S1 list, S0 8.7.2.1 (alltoall).
 SWEEP = ("all_gather", "alltoall", "alltoallv", "broadcast", "gather", "reduce", "reduce_scatter", "scatter", "sendrecv")
-OSU_PT2PT = ("osu_bw", "osu_bibw", "osu_latency", "osu_mbw_mr")
-OSU_COLLECTIVES = ("osu_allreduce", "osu_alltoall", "osu_allgather")
 
 
 def perf_program(collective: str, begin: str, end: str, gpus: int) -> tuple[str, ...]:
@@ -40,9 +38,3 @@ def correctness(result: NcclTestsResult) -> Correctness:
     return Correctness(tuple(row.size_bytes for row in rows_with_wrong_results(result)), correctness_checked(result),
                        result.out_of_bounds, result.out_of_bounds_ok)
 
-
-def osu_program(benchmark: str, modes: tuple[str, ...], gpu_vendor: str) -> tuple[str, ...]:
-    """An OSU benchmark with device buffers (S2: ``-d rocm D D``; CUDA builds take ``-d cuda``)."""
-    if not modes:
-        return (benchmark,)
-    return (benchmark, "-d", "rocm" if gpu_vendor == "amd" else "cuda", *modes)

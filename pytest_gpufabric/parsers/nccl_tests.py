@@ -145,6 +145,15 @@ def _is_column_header(line: str) -> bool:
     return len(names) > 4 and names[0] == "size" and "busbw" in names
 
 
+def _test_failure(lines: list[str]) -> str:
+    """``; <reason>`` from nccl-tests' ``Test failure <file>:<line>`` report and the line after it, or ''."""
+    for index, line in enumerate(lines):
+        if "Test failure" in line:
+            reason = next((after.strip() for after in lines[index + 1:] if after.strip()), "")
+            return f"; {line.strip().lstrip('. ')}" + (f": {reason}" if reason else "")
+    return ""
+
+
 @parser("nccl-tests", "nccl-tests / rccl-tests *_perf text output: devices, per-size busbw, #wrong, out of bounds")
 def parse_nccl_tests(text: str) -> NcclTestsResult:
     """Parse the text output of one nccl-tests or rccl-tests ``*_perf`` run."""
@@ -168,9 +177,9 @@ def parse_nccl_tests(text: str) -> NcclTestsResult:
             continue
         _read_line(stripped, values, devices)
     if not groups:
-        fail(TOOL, "no result table (column header 'size count type ... busbw') found")
+        fail(TOOL, "no result table (column header 'size count type ... busbw') found" + _test_failure(lines))
     if not rows:
-        fail(TOOL, "result table has no rows (run failed or output truncated)")
+        fail(TOOL, "result table has no rows (run failed or output truncated)" + _test_failure(lines))
     if values["out_of_bounds"] is None and values["avg_busbw"] is None:
         fail(TOOL, "no '# Out of bounds values' / '# Avg bus bandwidth' summary (output truncated?)")
     run = values["run"]

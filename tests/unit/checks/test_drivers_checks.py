@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from pytest_gpufabric.checks.drivers import (
     consistency_detail,
@@ -15,12 +14,9 @@ from pytest_gpufabric.checks.drivers import (
 )
 from pytest_gpufabric.parsers.kallsyms import KernelSymbols, parse_kallsyms
 from pytest_gpufabric.parsers.kmod import parse_dkms_status, parse_lsmod
+from tests.outputs import read_output
 
-OUTPUTS = Path(__file__).resolve().parents[3] / "fixtures" / "outputs"
-
-
-def read(tool: str, name: str) -> str:
-    return (OUTPUTS / tool / name).read_text(encoding="utf-8")
+read = read_output
 
 
 def test_odd_ones_out_names_the_minority() -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ipaddress import IPv4Address, IPv4Interface
-from pathlib import Path
 
 from pytest_gpufabric.checks.gpu import bus_mismatches, non_xgmi_pairs, normalize_bdf, weakest_gpu_links
 from pytest_gpufabric.checks.host import active_services, routing_problems, shared_subnets
@@ -13,12 +12,9 @@ from pytest_gpufabric.parsers.ip import parse_ip_route, parse_ip_rule
 from pytest_gpufabric.parsers.nvidia_smi import parse_nvidia_smi_topo
 from pytest_gpufabric.parsers.pci_path import parse_pci_device_path
 from pytest_gpufabric.parsers.rocm_smi import parse_rocm_smi_showbus, parse_rocm_smi_showtopotype
+from tests.outputs import read_output
 
-OUTPUTS = Path(__file__).resolve().parents[3] / "fixtures" / "outputs"
-
-
-def read(tool: str, name: str) -> str:
-    return (OUTPUTS / tool / name).read_text(encoding="utf-8")
+read = read_output
 
 
 def test_bus_mismatches_against_s0_appendix_b() -> None:

@@ -22,10 +22,10 @@ from pytest_gpufabric.checks.perf_commands import (
 )
 from pytest_gpufabric.errors import MeasurementMissing, UsageError
 from pytest_gpufabric.transport.base import CommandResult
+from tests.outputs import read_output
 
-FIXTURES = __import__("pathlib").Path(__file__).resolve().parents[3] / "fixtures" / "outputs" / "perftest"
-GOOD = (FIXTURES / "s0-2.8.2-ib_write_bw-rocm-bidirectional-gbits.txt").read_text()
-STATUS_12 = (FIXTURES / "s0-5.1-faq2-ib_write_bw-failed-status-12.txt").read_text()
+GOOD = read_output("perftest", "s0-2.8.2-ib_write_bw-rocm-bidirectional-gbits.txt")
+STATUS_12 = read_output("perftest", "s0-5.1-faq2-ib_write_bw-failed-status-12.txt")
 LEG = PerftestLeg("n2/bnxt_re0->n1/bnxt_re0", "a-serves", "ib_write_bw", "n1", PerftestEnd("bnxt_re0", "192.168.1.1", "--use_rocm=0"),
                   "n2", PerftestEnd("bnxt_re0", "192.168.1.2", "--use_rocm=0"), port_for(0), BW_FLAGS)
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
@@ -10,17 +9,17 @@ from pytest_gpufabric.checks.qos import ConfQos, app_mismatches, conf_qos, map_m
 from pytest_gpufabric.errors import MeasurementMissing
 from pytest_gpufabric.parsers.bnxt_re_conf import parse_bnxt_re_conf
 from pytest_gpufabric.parsers.niccli import parse_niccli_qos
+from tests.outputs import read_output
 
-OUTPUTS = Path(__file__).resolve().parents[3] / "fixtures" / "outputs"
 DEFAULTS = ConfQos(roce_pri=3, roce_dscp=26, cnp_pri=7, cnp_dscp=48, roce_bw=50)
 
 
 def qos(name: str):  # type: ignore[no-untyped-def]
-    return parse_niccli_qos((OUTPUTS / "niccli-qos" / name).read_text(encoding="utf-8"))
+    return parse_niccli_qos(read_output("niccli-qos", name))
 
 
 def test_conf_qos_reads_the_s0_defaults() -> None:
-    conf = parse_bnxt_re_conf((OUTPUTS / "bnxt-re-conf" / "s0_defaults.txt").read_text(encoding="utf-8"))
+    conf = parse_bnxt_re_conf(read_output("bnxt-re-conf", "s0_defaults.txt"))
     assert conf_qos(conf) == DEFAULTS
 
 

@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, Callable
 
 import pytest
 
 from pytest_gpufabric.errors import ParseError
-
-OUTPUTS = Path(__file__).resolve().parents[3] / "fixtures" / "outputs"
-
-
-def read_output(tool: str, name: str) -> str:
-    """A raw output file, byte for byte (CRLF and escape sequences kept)."""
-    with open(OUTPUTS / tool / name, encoding="utf-8", newline="") as handle:
-        return handle.read()
+from tests.outputs import read_output
 
 
 @pytest.fixture

@@ -121,8 +121,9 @@ def test_check_off_gives_na_wrong(output: Output, name: str) -> None:
     assert not any_wrong(result)
 
 
-@pytest.mark.parametrize("name", ["h200x2-alltoall_perf.txt", "h200x2-sendrecv_perf.txt"],
-                         ids=["alltoall", "sendrecv"])
+@pytest.mark.parametrize("name", ["h200x2-alltoall_perf.txt", "h200x2-sendrecv_perf.txt", "h200x2-alltoallv_perf.txt",
+                                  "h200x2-mpirun-alltoallv_perf.txt"],
+                         ids=["alltoall", "sendrecv", "alltoallv", "mpirun-alltoallv"])
 def test_in_place_na_with_checking_on(output: Output, name: str) -> None:
     result = parse_nccl_tests(output("nccl-tests", name))
     assert result.validation is True and correctness_checked(result) is True
@@ -146,6 +147,11 @@ def test_rooted_collectives(output: Output, name: str) -> None:
     assert result.out_of_bounds == 0 and result.out_of_bounds_ok is True
     assert not any_wrong(result) and correctness_checked(result)
     assert busbw_at_largest(result)[1] > 0
+
+
+def test_test_failure_is_named(output: Output, parse_error: Callable[..., ParseError]) -> None:
+    parse_error(parse_nccl_tests, output("nccl-tests", "h200x2-mpirun-all_reduce_perf-one-visible-gpu-failure.txt"),
+                "no result table", "Test failure common.cu:1454: Invalid number of GPUs: 2 requested but only 1 were found")
 
 
 @pytest.mark.parametrize("collective", ["all_gather", "alltoall", "reduce_scatter", "sendrecv", "broadcast"])

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import OUTPUTS, read_output
+from tests.outputs import OUTPUTS, read_output
 from pytest_gpufabric.errors import ParseError
 from pytest_gpufabric.parsers.all import MODULES
 from pytest_gpufabric.parsers.registry import PARSERS, ParserInfo, to_plain

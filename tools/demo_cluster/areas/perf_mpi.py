@@ -1,15 +1,18 @@
 """Demo outputs of the multi-node launches: all_reduce over the fabric (COLL-003), its NCCL_DEBUG=INFO channels
-(COLL-004), the collective sweep (COLL-005) and OSU latency between node pairs and across a cluster (OSU-001/002).
+(COLL-004), the collective sweep (COLL-005) and OSU between node pairs and across a cluster (OSU-001/002).
 
 One launch per cluster item (one GPU vendor each: cluster-amd node01..04, cluster-nvidia node05..06), from
 its first node, as the checks run it. Real sample outputs only:
 - AMD: S0 8.7.2.2.1 (all_reduce, 4 nodes, 32 processes), S0 8.7.3.3 GDRDMA channel lines, S0 8.7.2.1.1
   (alltoall, 4 nodes, 32 processes);
-- NVIDIA: nccl-tests runs on two H200 GPUs (fixtures/outputs/nccl-tests/SOURCES.md) for all_reduce, all_gather,
-  alltoall, broadcast, reduce_scatter and sendrecv;
-- OSU: the host-loopback captures (fixtures/outputs/osu) with every latency multiplied by OSU_FABRIC_FACTOR,
-  shared memory to RoCE between nodes (2 B: 0.11 us -> 2.75 us, below the S3 Table 6 figure of 3.6 us).
-Collectives with no real sample output for a vendor (see SWEEP_SAMPLES) are not recorded: those items stay errors.
+- NVIDIA: nccl-tests runs on two H200 GPUs (fixtures/outputs/nccl-tests/SOURCES.md) for all_reduce and every
+  collective of the sweep;
+- OSU: the host-loopback captures (fixtures/outputs/osu) with every value multiplied by the benchmark's factor in
+  OSU_DEMO (shared memory on one host -> RoCE between nodes): latency x25 (2 B: 0.11 us -> 2.75 us, below the
+  S3 Table 6 figure of 3.6 us), point-to-point bandwidth x1.25 (peak 391 Gb/s), and the 64-pair osu_mbw_mr x2.1
+  (823 Gb/s at 64 KB, above S3's 792).
+The vendor documents show rccl-tests output for all_reduce and alltoall only, so the other collectives of the
+AMD sweep are not recorded: those items end as errors ("no recorded command"), as a missing measurement must.
 
 Injected fault: the nvidia cluster's channels run over NET/IB without GDRDMA (S0 8.7.3.3's non-GDRDMA sample),
 consistent with node06's missing nvidia_peermem (DRV-003), so COLL-004 fails there with its documented hint.
@@ -17,8 +20,9 @@ consistent with node06's missing nvidia_peermem (DRV-003), so COLL-004 fails the
 
 from __future__ import annotations
 
-from pytest_gpufabric.checks.collectives import SWEEP, osu_program, perf_program
+from pytest_gpufabric.checks.collectives import SWEEP, perf_program
 from pytest_gpufabric.checks.mpi import launch_command, launch_plan
+from pytest_gpufabric.checks.osu import COLLECTIVES, osu_program, point_to_point_runs
 from pytest_gpufabric.targets import targets_for_scope
 from tools.demo_cluster.areas.perf_benchmarks import fixture
 from tools.demo_cluster.areas.perf_connectivity import demo_inventory
@@ -28,7 +32,10 @@ from tools.demo_cluster.topology import DemoNode
 LAUNCHER = "mpirun"
 HOSTFILE = "/tmp/gpufabric-hostfile"
 OSU_HOSTFILE = "/tmp/gpufabric-hostfile-osu"
-OSU_FABRIC_FACTOR = 25
+# benchmark: (host-loopback capture, factor applied to every value)
+OSU_DEMO = {"osu_latency": ("osu_latency-host-loopback.txt", 25.0), "osu_bw": ("osu_bw-host-loopback.txt", 1.25),
+            "osu_bibw": ("osu_bibw-host-loopback.txt", 1.25), "osu_mbw_mr": ("osu_mbw_mr-64-pairs-64k-host-loopback.txt", 2.1),
+            "osu_allreduce": ("osu_allreduce-host-loopback.txt", 25.0), "osu_alltoall": ("osu_alltoall-host-loopback.txt", 25.0)}
 ALL_REDUCE = {"amd": "nccl-tests/s0-8.7.2.2.1-rccl-all_reduce-4nodes-32proc-check-off.txt",
               "nvidia": "nccl-tests/h200x2-mpirun-all_reduce_perf-8-4g.txt"}
 # The nvidia cluster's failing case (node06 without nvidia_peermem, DRV-003: NET/IB without GDRDMA, the
@@ -38,19 +45,21 @@ DEBUG_INFO = {"amd": "nccl-debug/s0-8.7.3.3-channels-gdrdma.txt", "nvidia": "ncc
 SWEEP_SAMPLES = {
     "amd": {"alltoall": "nccl-tests/s0-8.7.2.1.1-rccl-alltoall-4nodes-32proc-check-off.txt"},
     "nvidia": {"all_gather": "nccl-tests/h200x2-all_gather_perf.txt", "alltoall": "nccl-tests/h200x2-mpirun-alltoall_perf.txt",
-               "broadcast": "nccl-tests/h200x2-broadcast_perf.txt",
+               "alltoallv": "nccl-tests/h200x2-mpirun-alltoallv_perf.txt", "broadcast": "nccl-tests/h200x2-broadcast_perf.txt",
+               "gather": "nccl-tests/h200x2-mpirun-gather_perf.txt", "reduce": "nccl-tests/h200x2-mpirun-reduce_perf.txt",
                "reduce_scatter": "nccl-tests/h200x2-mpirun-reduce_scatter_perf-check-off.txt",
-               "sendrecv": "nccl-tests/h200x2-sendrecv_perf.txt"},
+               "scatter": "nccl-tests/h200x2-mpirun-scatter_perf.txt", "sendrecv": "nccl-tests/h200x2-sendrecv_perf.txt"},
 }
 
 
-def osu_over_fabric(name: str) -> str:
-    """An OSU loopback capture with every latency column multiplied by OSU_FABRIC_FACTOR."""
+def osu_over_fabric(benchmark: str) -> str:
+    """The benchmark's loopback capture with every value multiplied by its OSU_DEMO factor."""
+    name, factor = OSU_DEMO[benchmark]
     lines = []
     for line in fixture(f"osu/{name}").splitlines():
         words = line.split()
-        if len(words) == 2 and words[0].isdigit():
-            line = f"{words[0]:<10}{float(words[1]) * OSU_FABRIC_FACTOR:>18.2f}"
+        if len(words) >= 2 and words[0].isdigit():
+            line = f"{words[0]:<10}" + "".join(f"{float(word) * factor:>18.2f}" for word in words[1:])
         lines.append(line)
     return "\n".join(lines) + "\n"
 
@@ -73,9 +82,9 @@ def cluster_outputs(node: DemoNode) -> Outputs:
             if sample is not None:
                 command = launch_command(LAUNCHER, plan, perf_program(collective, "1", "16G", 1), f"{HOSTFILE}-{collective}")
                 outputs[command] = (fixture(sample), 0)
-        for benchmark in ("osu_allreduce", "osu_alltoall"):
+        for benchmark in COLLECTIVES:
             command = launch_command(LAUNCHER, plan, osu_program(benchmark, ("D", "D"), vendor), f"{OSU_HOSTFILE}-{benchmark}")
-            outputs[command] = (osu_over_fabric(f"{benchmark}-host-loopback.txt"), 0)
+            outputs[command] = (osu_over_fabric(benchmark), 0)
     return outputs
 
 
@@ -85,9 +94,11 @@ def pair_outputs(node: DemoNode) -> Outputs:
         a, b = pair.a, pair.b  # type: ignore[union-attr]
         if a.name != node.name or a.platform.gpu_vendor != b.platform.gpu_vendor:
             continue  # one launch cannot mix GPU vendors
-        program = osu_program("osu_latency", ("D", "D"), a.platform.gpu_vendor)
-        command = launch_command(LAUNCHER, launch_plan((a, b), 1), program, f"{OSU_HOSTFILE}-{a.name}-{b.name}")
-        outputs[command] = (osu_over_fabric("osu_latency-host-loopback.txt"), 0)
+        for run in point_to_point_runs():
+            program = run.program(a.platform.gpu_vendor)
+            command = launch_command(LAUNCHER, launch_plan((a, b), run.ranks_per_node), program,
+                                     f"{OSU_HOSTFILE}-{a.name}-{b.name}")
+            outputs[command] = (osu_over_fabric(run.benchmark), 0)
     return outputs
 
 
