@@ -4,7 +4,7 @@ The sequence of one run, every step through the check context (so it is recorded
 
 1. start the server bounded in time, in the background, its output in a log named after the item; keep its PID;
 2. wait (bounded) until it listens on its port; a server that never listens is a setup error of the item
-   (MeasurementMissing naming the port and the server's own words, e.g. "Address already in use");
+   (MeasurementMissing naming the port and the server's own words, e.g. "Couldn't listen to port 18600");
 3. run the client to the end; read the server log;
 4. in every case stop the server by its PID and remove its log.
 
@@ -34,6 +34,7 @@ from pytest_gpufabric.checks.perf_commands import (
 )
 from pytest_gpufabric.errors import GpufabricError, MeasurementMissing, ParseError
 from pytest_gpufabric.parsers.perftest import (
+    PORT_IN_USE,
     PerftestResult,
     completion_errors,
     max_average_bw,
@@ -105,9 +106,9 @@ def wait_until_listening(ctx: Runner, leg: PerftestLeg, pid: int, log: str) -> N
         return
     said = ctx.run(leg.server_node, collect_log_command(log), timeout_s=STEP_SLACK_S).stdout
     why = "ended before listening" if ready.exit_code == 3 else "did not listen in time"
-    clash = " (port clash)" if "in use" in said.lower() else ""
-    raise MeasurementMissing(f"{leg.label}: perftest server on {leg.server_node} {why} on port {leg.port}{clash}: "
-                             f"{_tail(said)}")
+    clash = next((line.strip() for line in said.splitlines() if PORT_IN_USE.search(line)), None)
+    raise MeasurementMissing(f"{leg.label}: perftest server on {leg.server_node} {why} on port {leg.port}"
+                             + (f" (port clash): {clash}" if clash else f": {_tail(said)}"))
 
 
 def _stop_server(ctx: Runner, leg: PerftestLeg, pid: int, log: str, failing: bool) -> None:

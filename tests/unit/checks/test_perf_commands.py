@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import pytest
@@ -26,6 +27,10 @@ from tests.outputs import read_output
 
 GOOD = read_output("perftest", "s0-2.8.2-ib_write_bw-rocm-bidirectional-gbits.txt")
 STATUS_12 = read_output("perftest", "s0-5.1-faq2-ib_write_bw-failed-status-12.txt")
+PORT_CLASH_SERVER = read_output("perftest", "rxe-ib_write_bw-port-clash-server.txt")
+NO_SERVER = read_output("perftest", "rxe-ib_write_bw-no-server.txt")
+NO_DEVICE = read_output("perftest", "rxe-ib_write_bw-no-such-device.txt")
+GID_MISSING = read_output("perftest", "rxe-ib_write_bw-gid-index-3-missing.txt")
 LEG = PerftestLeg("n2/bnxt_re0->n1/bnxt_re0", "a-serves", "ib_write_bw", "n1", PerftestEnd("bnxt_re0", "192.168.1.1", "--use_rocm=0"),
                   "n2", PerftestEnd("bnxt_re0", "192.168.1.2", "--use_rocm=0"), port_for(0), BW_FLAGS)
 
@@ -91,6 +96,12 @@ def test_leg_runs_server_ready_client_log_then_cleanup() -> None:
     assert bandwidth_judgements(outcome)[0][:2] == ("average_bw_gbps", 774.99)
 
 
+def test_wrong_gid_index_is_a_failed_run_not_a_setup_error() -> None:
+    outcome = run_leg(ScriptedRunner(_answers(GID_MISSING)), "PERF-002", "t", LEG)
+    with pytest.raises(MeasurementMissing, match="Failed to modify QP 32 to RTR"):
+        bandwidth_judgements(outcome)
+
+
 def test_status_12_is_judged_not_an_error() -> None:
     outcome = run_leg(ScriptedRunner(_answers(STATUS_12)), "PERF-002", "t", LEG)
     assert bandwidth_judgements(outcome)[0][:2] == ("completion_errors", 1)
@@ -98,13 +109,15 @@ def test_status_12_is_judged_not_an_error() -> None:
 
 @pytest.mark.parametrize("answers, message", [
     (lambda: _answers(GOOD, ready=124), "did not listen in time on port 18516"),
-    (lambda: {**_answers(GOOD, ready=3), "cat /tmp": (" Couldn't listen to port 18516: Address already in use\n", 0)}, "port clash"),
+    (lambda: {**_answers(GOOD, ready=3), "cat /tmp": (PORT_CLASH_SERVER, 0)},
+     "ended before listening on port 18516 (port clash): Couldn't listen to port 18600"),
     (lambda: {**_answers(GOOD), "echo $!": ("", 1)}, "did not start"),
-    (lambda: _answers(" Couldn't connect to 192.168.1.1:18516\n Unable to init the socket connection\n"), "could not run (connection)"),
+    (lambda: _answers(NO_SERVER), "could not run (connection): Couldn't connect to 10.77.0.2:18601"),
+    (lambda: _answers(NO_DEVICE), "could not run (no_device): IB device bnxt_re0 not found"),
 ])
 def test_setup_failures_are_errors_and_server_is_cleaned(answers: Callable[[], dict[str, tuple[str, int]]], message: str) -> None:
     runner = ScriptedRunner(answers())
-    with pytest.raises(MeasurementMissing, match=message.replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(MeasurementMissing, match=re.escape(message)):
         run_leg(runner, "PERF-002", "t", LEG)
     started = any("echo $!" in command for _, command in runner.ran) and "did not start" not in message
     assert any(command.startswith("kill 4242") for _, command in runner.ran) == started

@@ -25,16 +25,8 @@ S0_ROCM = "s0-2.8.2-ib_write_bw-rocm-bidirectional-gbits.txt"
 S0_STATUS_12 = "s0-5.1-faq2-ib_write_bw-failed-status-12.txt"
 S2_D2D = "s2-d2d-ib_write_bw-bidirectional-gbits.txt"
 
-# The latency table layout as perftest prints it (column header string of perftest's latency report);
-# no RDMA device was available to capture a real latency run, see fixtures/outputs/perftest/SOURCES.md.
-LAT_HEADER = (" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]"
-              "   99% percentile[usec]   99.9% percentile[usec] ")
+WRITE_LAT = "rxe-ib_write_lat-all-sizes.txt"  # real perftest 6.06 runs over Soft-RoCE, see SOURCES.md
 DASHES = "-" * 87
-
-
-def latency_output(rows: list[str], header: str = LAT_HEADER) -> str:
-    return "\n".join([DASHES, "                    RDMA_Write Latency Test", " Device         : bnxt_re0",
-                      DASHES, header, *rows, DASHES]) + "\n"
 
 
 def test_registered() -> None:
@@ -178,36 +170,119 @@ def test_not_perftest(text: str) -> None:
         parse_perftest(text)
 
 
-# A latency row laid out like perftest's report (values chosen for the test, not measured).
-LAT_ROW = " 2       1000          2.10           9.45         2.18               2.20             0.08            2.51                    9.45"
+@pytest.mark.parametrize(("name", "test", "rows", "first", "last_typical"), [
+    pytest.param(WRITE_LAT, "RDMA_Write Latency Test", 23, (2, 100, 19.66, 260.74, 20.45, 23.56, 14.04, 260.74, 260.74),
+                 153030.95, id="ib_write_lat-a"),
+    pytest.param("rxe-ib_write_lat-all-sizes-server.txt", "RDMA_Write Latency Test", 23,
+                 (2, 100, 19.68, 243.64, 20.43, 24.69, 18.95, 243.64, 243.64), 152420.64, id="ib_write_lat-a-server"),
+    pytest.param("rxe-ib_send_lat-all-sizes.txt", "Send Latency Test", 23,
+                 (2, 100, 19.1, 248.86, 19.9, 21.51, 8.68, 248.86, 248.86), 145385.32, id="ib_send_lat-a"),
+    pytest.param("rxe-ib_read_lat.txt", "RDMA_Read Latency Test", 1,
+                 (2, 1000, 35.74, 483.11, 36.95, 39.18, 15.47, 108.09, 483.11), 36.95, id="ib_read_lat-one-size"),
+])
+def test_latency_tables(output: Output, name: str, test: str, rows: int, first: tuple[float, ...],
+                        last_typical: float) -> None:
+    result = parse_perftest(output("perftest", name))
+    assert (result.test, result.kind, result.bw_unit, result.errors) == (test, "lat", None, ())
+    assert (result.link_type, result.gid_index, result.mtu_bytes) == ("Ethernet", 1, 4096)
+    assert len(result.latency_rows) == rows
+    row = result.latency_rows[0]
+    assert (row.bytes, row.iterations, row.t_min, row.t_max, row.t_typical, row.t_avg, row.t_stdev, row.p99,
+            row.p99_9) == first
+    assert typical_latency_us(result) == first[4]
+    assert result.latency_rows[-1].t_typical == last_typical
 
 
-def test_latency_table_layout() -> None:
-    result = parse_perftest(latency_output([LAT_ROW]))
-    assert result.kind == "lat" and result.bw_unit is None
-    [row] = result.latency_rows
-    assert (row.bytes, row.iterations, row.t_min, row.t_max, row.t_typical) == (2, 1000, 2.10, 9.45, 2.18)
-    assert (row.t_avg, row.t_stdev, row.p99, row.p99_9) == (2.20, 0.08, 2.51, 9.45)
-    assert typical_latency_us(result) == 2.18
-    assert typical_latency_us(result, 2) == 2.18
-    with pytest.raises(MeasurementMissing, match="no latency row for 64 bytes"):
-        typical_latency_us(result, 64)
+def test_latency_at_a_size(output: Output) -> None:
+    result = parse_perftest(output("perftest", WRITE_LAT))
+    assert typical_latency_us(result, 65536) == 849.91
+    with pytest.raises(MeasurementMissing, match="no latency row for 3 bytes"):
+        typical_latency_us(result, 3)
+    with pytest.raises(MeasurementMissing, match="no bandwidth table"):
+        max_average_bw(result)
 
 
-def test_latency_table_skips_cpu_frequency_warning() -> None:
-    warning = "Conflicting CPU frequency values detected: 3000.000000 != 1500.000000. CPU Frequency is not max."
-    assert len(parse_perftest(latency_output([warning, LAT_ROW])).latency_rows) == 1
+def test_read_latency_server_prints_no_table(output: Output, parse_error: Callable[..., ParseError]) -> None:
+    parse_error(parse_perftest, output("perftest", "rxe-ib_read_lat-server.txt"), "neither a result table")
 
 
-def test_latency_row_not_matching_header_refused(parse_error: Callable[..., ParseError]) -> None:
-    parse_error(parse_perftest, latency_output([LAT_ROW + "   3.00"]), "expected 9 columns, found 10")
+def test_latency_row_not_matching_header_refused(output: Output, parse_error: Callable[..., ParseError]) -> None:
+    text = output("perftest", WRITE_LAT)
+    row = text.splitlines()[21]
+    parse_error(parse_perftest, text.replace(row, row + "   3.00"), "expected 9 columns, found 10")
 
 
-def test_short_latency_header_leaves_columns_empty() -> None:
-    header = " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]"
-    result = parse_perftest(latency_output([" 2       1000          2.10           9.45          2.18"], header))
-    [row] = result.latency_rows
-    assert (row.t_typical, row.t_avg, row.p99) == (2.18, None, None)
+def test_older_short_latency_header_leaves_columns_empty(output: Output) -> None:
+    # perftest releases before the percentile columns printed t_min, t_max and t_typical only.
+    text = output("perftest", "rxe-ib_read_lat.txt")
+    lines = text.splitlines(keepends=True)
+    header = next(index for index, line in enumerate(lines) if "t_min[usec]" in line)
+    lines[header] = lines[header][: lines[header].index("t_avg")] + "\n"
+    lines[header + 1] = " ".join(lines[header + 1].split()[:5]) + "\n"
+    [row] = parse_perftest("".join(lines)).latency_rows
+    assert (row.t_typical, row.t_avg, row.p99) == (36.95, None, None)
+
+
+@pytest.mark.parametrize(("name", "bidirectional", "qps", "rows", "largest"), [
+    pytest.param("rxe-ib_write_bw-all-sizes-mbsec.txt", False, 1, 23, (8388608, 72.61, 72.61), id="write-a-mbsec"),
+    pytest.param("rxe-ib_read_bw-mbsec.txt", False, 1, 1, (65536, 79.8, 78.98), id="read-one-size-mbsec"),
+    pytest.param("rxe-ib_send_bw-bidirectional-all-sizes-mbsec.txt", True, 1, 23, (8388608, 116.96, 98.32),
+                 id="send-b-a-mbsec"),
+    pytest.param("rxe-ib_send_bw-bidirectional-all-sizes-mbsec-server.txt", True, 1, 23, (8388608, 116.96, 98.32),
+                 id="send-b-a-mbsec-server"),
+])
+def test_mbsec_tables(output: Output, name: str, bidirectional: bool, qps: int, rows: int,
+                      largest: tuple[int, float, float]) -> None:
+    result = parse_perftest(output("perftest", name))
+    assert (result.kind, result.bw_unit, result.bidirectional, result.num_qps) == ("bw", "MB/sec", bidirectional, qps)
+    assert len(result.bandwidth_rows) == rows
+    last = result.bandwidth_rows[-1]
+    assert (last.bytes, last.bw_peak, last.bw_average) == largest
+    assert max_average_bw(result, unit="MB/sec") == max(row.bw_average for row in result.bandwidth_rows)
+    with pytest.raises(MeasurementMissing, match="MB/sec, expected Gb/sec"):
+        max_average_bw(result)
+
+
+@pytest.mark.parametrize(("name", "bidirectional", "qps", "rows", "average"), [
+    pytest.param("rxe-ib_write_bw-all-sizes-gbits.txt", False, 1, 23, 0.76, id="write-a-unidirectional"),
+    pytest.param("rxe-ib_write_bw-bidirectional-q4-gbits.txt", True, 4, 1, 1.42, id="write-b-q4-one-size"),
+    pytest.param("rxe-ib_write_bw-duration-gbits.txt", False, 1, 1, 0.73, id="write-D3-duration"),
+])
+def test_gbits_tables(output: Output, name: str, bidirectional: bool, qps: int, rows: int, average: float) -> None:
+    result = parse_perftest(output("perftest", name))
+    assert (result.bw_unit, result.bidirectional, result.num_qps) == ("Gb/sec", bidirectional, qps)
+    assert len(result.bandwidth_rows) == rows
+    assert max_average_bw(result) == average
+
+
+def test_duration_run_reports_no_peak(output: Output) -> None:
+    [row] = parse_perftest(output("perftest", "rxe-ib_write_bw-duration-gbits.txt")).bandwidth_rows
+    assert (row.bytes, row.iterations, row.bw_peak, row.bw_average) == (65536, 4192, 0.0, 0.73)
+
+
+def test_interrupted_run_infinitely_is_truncated(output: Output, parse_error: Callable[..., ParseError]) -> None:
+    parse_error(parse_perftest, output("perftest", "rxe-ib_write_bw-run-infinitely-interrupted.txt"), "not terminated")
+
+
+@pytest.mark.parametrize(("name", "kind", "line"), [
+    pytest.param("rxe-ib_write_bw-port-clash-server.txt", "port_in_use", "Couldn't listen to port 18600",
+                 id="port-clash"),
+    pytest.param("rxe-ib_write_bw-port-clash-server-line-buffered.txt", "port_in_use", "Couldn't listen to port 18600",
+                 id="port-clash-line-buffered"),
+    pytest.param("rxe-ib_write_bw-no-server.txt", "connection", "Couldn't connect to 10.77.0.2:18601", id="no-server"),
+    pytest.param("rxe-ib_write_bw-no-such-device.txt", "no_device", "IB device bnxt_re0 not found", id="no-device"),
+    pytest.param("rxe-ib_write_bw-gid-index-3-missing.txt", "failure", "Failed to modify QP 32 to RTR",
+                 id="gid-index-missing"),
+    pytest.param("rxe-ib_write_bw-gid-index-3-missing-server-line-buffered.txt", "failure",
+                 "Failed to modify QP 31 to RTR", id="gid-index-missing-server"),
+])
+def test_real_failures_are_facts(output: Output, name: str, kind: str, line: str) -> None:
+    result = parse_perftest(output("perftest", name))
+    error = primary_error(result)
+    assert error is not None and (error.kind, error.line) == (kind, line)
+    assert result.failed and result.bandwidth_rows == ()
+    with pytest.raises(MeasurementMissing, match=kind):
+        max_average_bw(result)
 
 
 @given(text=st.lists(st.sampled_from(list("0123456789.:- \n#[]") + [

@@ -4,10 +4,11 @@ host<->device ib_write_bw (PERF-005), all rails of two nodes at once (PERF-006) 
 Built from real sample outputs: the S0 2.8.2 ib_write_bw output (fixtures/outputs/perftest/
 s0-2.8.2-ib_write_bw-rocm-bidirectional-gbits.txt) for ib_write_bw; for ib_send_bw the S0 2.8.2 layout with
 the rows of S1 "RDMA test between 2 VMs across 2 hosts" (s1-ib_send_bw-h100-thor2-ocr-damaged.txt; the OCR
-splits of the screenshot, "77 .83", are joined). No real ib_write_lat capture exists (fixtures/outputs/perftest/
-SOURCES.md): its table is perftest's latency column header over the sizes of the S0 2.8.2 run, each row the
-demo's unloaded latency LATENCY_BASE_US (below the S3 Table 6 figure of 3.6 us) plus the transfer time at the
-S0 2.8.2 average bandwidth of that size. CPU lists: cores 0-47,96-143 local to slots 0-3, 48-95,144-191 to 4-7.
+splits of the screenshot, "77 .83", are joined). ib_write_lat: the real Soft-RoCE capture
+(rxe-ib_write_lat-all-sizes.txt) with the NIC's name, GID index 3 and the NICs' addresses, its rows the demo's
+unloaded latency LATENCY_BASE_US (below the S3 Table 6 figure of 3.6 us) plus the transfer time at the S0 2.8.2
+average bandwidth of that size, in the capture's columns. CPU lists: cores 0-47,96-143 local to slots 0-3,
+48-95,144-191 to 4-7.
 
 Injected fault (the BAD_CABLE of perf_benchmarks): node01/bnxt_re2 <-> node03/bnxt_re2 delivers 30 % of the
 sample bandwidth (PERF-004, PERF-005, PERF-006 for node01->node03 rail 2) and its latency is the sample's
@@ -47,8 +48,7 @@ from tools.demo_cluster.topology import DemoNode
 FIRST_PID = 52000
 CPULISTS = ("0-47,96-143", "48-95,144-191")  # slots 0-3, slots 4-7
 LATENCY_BASE_US = 2.9
-LAT_HEADER = (" #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]"
-              "   99% percentile[usec]   99.9% percentile[usec] ")
+LATENCY_CAPTURE = "perftest/rxe-ib_write_lat-all-sizes.txt"
 S1_ROW = re.compile(r"^(\d+) (\d+) (\S+) (\S+) (\S+)$")
 Planned = tuple[str, str, PerftestLeg]  # check id, target id, leg
 
@@ -82,37 +82,35 @@ def send_bw_output(device: str, factor: float) -> str:
     return "\n".join([*head, header, *rows, *tail]) + "\n"
 
 
-def write_lat_output(device: str, factor: float) -> str:
-    """ib_write_lat: perftest's latency table over the S0 2.8.2 sizes (see the module docstring)."""
-    head, tail = _s0_layout("RDMA_Write Latency Test", device)
+def _gid_line(address: str) -> str:
+    """perftest's GID line of an IPv4-mapped RoCE v2 GID: the address in decimal, two digits a byte."""
+    return " GID: 00:00:00:00:00:00:00:00:00:00:255:255:" + ":".join(f"{int(byte):02d}" for byte in address.split("."))
+
+
+def write_lat_output(leg: PerftestLeg, factor: float) -> str:
+    """ib_write_lat: the real capture's layout for this leg (see the module docstring)."""
+    capture = fixture(LATENCY_CAPTURE).splitlines()
+    header = next(i for i, line in enumerate(capture) if line.lstrip().startswith("#bytes"))
+    gids = iter((_gid_line(leg.client.address), _gid_line(leg.server.address)))
+    head = [next(gids) if line.startswith(" GID:") else
+            line.replace("rxe_a", leg.client.device).replace("GID index       : 1", "GID index       : 3")
+            for line in capture[:header + 1]]
     rows = []
-    for line in perftest_output(device, None, 1.0).splitlines():
+    for line in perftest_output(leg.client.device, None, 1.0).splitlines():
         match = ROW.match(line)
         if match:
             size = int(match.group(1).split()[0])
             typical = (LATENCY_BASE_US + size * 8 / (float(match.group(4)) * 1000)) / factor
             rows.append(f" {size:<7} {1000:<11} {typical * 0.96:<14.2f} {typical * 4.1:<14.2f} {typical:<16.2f} "
                         f"{typical * 1.01:<14.2f} {typical * 0.05:<15.2f} {typical * 1.4:<22.2f} {typical * 3.2:.2f}")
-    one_qp = [line for line in head if "qps" not in line]  # a latency run uses one queue pair
-    one_qp = [line for i, line in enumerate(one_qp) if not _extra_qp(one_qp, i)]
-    return "\n".join([*one_qp, LAT_HEADER, *rows, *tail]) + "\n"
-
-
-def _extra_qp(lines: list[str], index: int) -> bool:
-    """True for the address lines (and their GID line) of queue pairs after the first local and remote one."""
-    line = lines[index] if lines[index].lstrip().startswith(("local", "remote")) else lines[index - 1]
-    if not line.lstrip().startswith(("local", "remote")):
-        return False
-    kind = line.split()[0]
-    first = next(i for i, other in enumerate(lines) if other.lstrip().startswith(kind))
-    return lines.index(line) != first
+    return "\n".join([*head, *rows, capture[-1]]) + "\n"
 
 
 def bw_output(leg: PerftestLeg, gpu_flag: str | None) -> str:
     if leg.tool == "ib_send_bw":
         return send_bw_output(leg.client.device, _factor(leg))
     if leg.tool == "ib_write_lat":
-        return write_lat_output(leg.client.device, _factor(leg))
+        return write_lat_output(leg, _factor(leg))
     return perftest_output(leg.client.device, gpu_flag, _factor(leg))
 
 
