@@ -41,11 +41,6 @@ class OsuRun:
         placement = " ".join(self.buffers) if self.buffers else "host memory"
         return f"{self.benchmark} {placement}, {self.ranks_per_node} rank(s) per node"
 
-    @property
-    def tag(self) -> str:
-        """A short name for file names: ``osu_bw-DH``."""
-        return f"{self.benchmark}-{''.join(self.buffers) or 'host'}"
-
     def program(self, gpu_vendor: str) -> tuple[str, ...]:
         if self.benchmark == "osu_mbw_mr":
             return (*osu_program(self.benchmark, self.buffers, gpu_vendor), "-m", f"{MBW_MR_SIZE}:{MBW_MR_SIZE}")

@@ -16,8 +16,6 @@ from pytest_gpufabric.parsers.kallsyms import KernelSymbols, parse_kallsyms
 from pytest_gpufabric.parsers.kmod import parse_dkms_status, parse_lsmod
 from tests.outputs import read_output
 
-read = read_output
-
 
 def test_odd_ones_out_names_the_minority() -> None:
     assert odd_ones_out({"n1": "1.0", "n2": "1.0", "n3": "0.9"}) == {"n3": "0.9"}
@@ -31,18 +29,18 @@ def test_consistency_detail() -> None:
 
 
 def test_peer_memory_from_s0_kallsyms_is_ib_uverbs() -> None:
-    assert peer_memory_provider(parse_kallsyms(read("kallsyms", "s0_peer_mem_ib_uverbs.txt"))) == "ib_uverbs"
+    assert peer_memory_provider(parse_kallsyms(read_output("kallsyms", "s0_peer_mem_ib_uverbs.txt"))) == "ib_uverbs"
     assert peer_memory_provider(KernelSymbols(())) == "none"
-    assert peer_memory_provider(parse_kallsyms(read("kallsyms", "h200_nvidia_p2p.txt"))) == "none"
+    assert peer_memory_provider(parse_kallsyms(read_output("kallsyms", "h200_nvidia_p2p.txt"))) == "none"
 
 
 def test_missing_modules_in_a_real_lsmod() -> None:
-    modules = parse_lsmod(read("lsmod", "quadrants_issue766_grep_nvidia.txt"))
+    modules = parse_lsmod(read_output("lsmod", "quadrants_issue766_grep_nvidia.txt"))
     assert missing_modules(modules, ["nvidia", "nvidia_peermem", "nvidia_drm"]) == ["nvidia_peermem"]
 
 
 def test_dkms_installed_for_running_kernel_in_s1_sample() -> None:
-    entries = parse_dkms_status(read("dkms-status", "s1_wrapped.txt"))
+    entries = parse_dkms_status(read_output("dkms-status", "s1_wrapped.txt"))
     installed, problems = dkms_installed(entries, ["gdrdrv", "netxtreme-peer-mem", "nvidia", "amdgpu"], "5.15.0-143-generic")
     assert installed == ["gdrdrv", "netxtreme-peer-mem", "nvidia"]
     assert problems == ["amdgpu: no build for 5.15.0-143-generic"]

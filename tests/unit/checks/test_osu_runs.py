@@ -22,8 +22,10 @@ def test_program_lines_per_vendor() -> None:
 
 def test_point_to_point_runs_cover_every_benchmark_and_placement() -> None:
     runs = point_to_point_runs()
-    assert [run.tag for run in runs] == ["osu_latency-DD", "osu_latency-DH", "osu_latency-HH", "osu_bw-DD", "osu_bw-DH",
-                                         "osu_bw-HH", "osu_bibw-DD", "osu_bibw-DH", "osu_bibw-HH", "osu_mbw_mr-host"]
+    placements = [("D", "D"), ("D", "H"), ("H", "H")]
+    assert [(run.benchmark, run.buffers) for run in runs] == [
+        *((benchmark, buffers) for benchmark in ("osu_latency", "osu_bw", "osu_bibw") for buffers in placements),
+        ("osu_mbw_mr", ())]
     mbw_mr = runs[-1]
     assert mbw_mr.ranks_per_node == MBW_MR_RANKS_PER_NODE == 64
     assert mbw_mr.program("amd") == ("osu_mbw_mr", "-m", "65536:65536")
