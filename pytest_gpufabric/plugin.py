@@ -171,8 +171,8 @@ def gpufabric(request: pytest.FixtureRequest) -> CheckContext:
         raise pytest.UsageError(f"{item.nodeid}: the gpufabric fixture needs @pytest.mark.check(ID)")
     _, target = _target_of(item)
     try:
-        for node in getattr(target, "nodes", ()):
-            session.connect(node.name)  # an unreachable node is a setup error of this item, not a failed check
+        for machine in (*getattr(target, "nodes", ()), *_switch_of(target)):
+            session.connect(machine.name)  # an unreachable machine is a setup error of this item, not a failed check
     except TransportError as exc:
         item.stash[ERROR_KEY] = _error_kind(exc)
         pytest.fail(str(exc), pytrace=False)
@@ -184,6 +184,12 @@ def gpufabric(request: pytest.FixtureRequest) -> CheckContext:
     context = CheckContext(session.catalog.get(check_id), getattr(target, "id", item.name), profile, run)
     item.stash[CONTEXT_KEY] = context
     return context
+
+
+def _switch_of(target: Any) -> tuple[Any, ...]:
+    """The switch a switch or switch-port item reads (empty for node items)."""
+    switch = getattr(target, "switch", None)
+    return (switch,) if switch is not None else ()
 
 
 def _error_kind(exc: BaseException) -> tuple[str, str]:

@@ -48,7 +48,7 @@ class FabricSession:
             return timeout_s
         if self.command_timeout_s is not None:
             return self.command_timeout_s
-        return self.inventory.node(node).ssh.command_timeout_s
+        return self.inventory.machine(node).ssh.command_timeout_s
 
     def run(self, node: str, command: str, timeout_s: float | None, cached: bool, item: str | None) -> CommandResult:
         """Run through the transport; ``cached`` read-only facts are fetched once per node per process."""

@@ -151,6 +151,13 @@ class Inventory:
                 return node
         raise KeyError(f"no node named {name!r} in site {self.site}")
 
+    def machine(self, name: str) -> Node | Switch:
+        """The node or switch with this name; KeyError if there is none."""
+        for machine in (*self.nodes, *self.switches):
+            if machine.name == name:
+                return machine
+        raise KeyError(f"no node or switch named {name!r} in site {self.site}")
+
     def switch(self, name: str) -> Switch:
         """The switch with this name; KeyError if there is none."""
         for switch in self.switches:

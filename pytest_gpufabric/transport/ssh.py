@@ -29,6 +29,7 @@ class SshEndpoint:
     connect_timeout_s: float
     sudo: bool
     verify_host_key: bool = True
+    remote_shell: bool = True  # False for switch CLIs: the command is sent as is, bounded by the channel
 
 
 def describe_ssh_failure(exc: BaseException) -> str:
@@ -102,10 +103,14 @@ class SshTransport:
 
     def run(self, node: str, command: str, timeout_s: float, *, item: str | None = None) -> CommandResult:
         conn = self._connect(node)
-        wrapped = bounded_command(command, timeout_s, sudo=self._endpoints[node].sudo)
+        ep = self._endpoints[node]
+        if ep.remote_shell:
+            wrapped, wait_s = bounded_command(command, timeout_s, sudo=ep.sudo), channel_timeout(timeout_s)
+        else:  # a switch CLI has no `timeout`: closing the channel at the bound ends the CLI session
+            wrapped, wait_s = command, timeout_s
         started = time.monotonic()
         try:
-            res = conn.run(wrapped, hide=True, warn=True, in_stream=False, timeout=channel_timeout(timeout_s))
+            res = conn.run(wrapped, hide=True, warn=True, in_stream=False, timeout=wait_s)
             stdout, stderr, code = res.stdout, res.stderr, res.exited
             if code == -1:  # paramiko: the channel closed without an exit status (sshd or link gone)
                 raise ConnectionError("the channel closed without an exit status")
