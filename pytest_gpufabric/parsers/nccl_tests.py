@@ -6,6 +6,11 @@ per size, then ``# Out of bounds values : N OK`` and ``# Avg bus bandwidth : X``
 the right (the measurement groups) so that an empty ``redop`` column (hypercube, alltoall in some
 versions) does not shift the numbers. NCCL_DEBUG lines and MPI warnings interleaved with the table are
 skipped; a row that starts with a digit but does not fit the header is a ParseError.
+
+nccl-tests before 2.13 (NVIDIA/nccl-tests commit 51af557, 2022-08) and rccl-tests builds derived from them name
+the fourth column ``error``: the largest deviation from the expected result, printed ``%5.0le`` (``0e+00``,
+``5e-07``) or ``N/A`` with checking off. It is kept as ``max_error``, never read as a count; those builds decide
+correctness in the ``# Out of bounds values`` line alone.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from pytest_gpufabric.parsers.textutil import clean_lines, fail, parse_float
 TOOL = "nccl-tests"
 JSON_TOOL = "nccl-tests-json"
 
-GROUP_COLUMNS = ("time", "algbw", "busbw", "#wrong")
+CORRECTNESS_COLUMNS = ("#wrong", "error")
 RUN_LINE = re.compile(r"^#\s*nThread\s+(\d+)\s+nGpus\s+(\d+)\s+minBytes\s+(\d+)\s+maxBytes\s+(\d+)")
 VALIDATION = re.compile(r"\bvalidation:\s*(\d+)")
 TESTS_VERSION = re.compile(r"^#?\s*(?:nccl-tests version|rccl-tests: Version)\s+(\S+)")
@@ -51,12 +56,16 @@ class RankDevice:
 
 @dataclass(frozen=True)
 class Measurement:
-    """One placement of one size: time in microseconds, bandwidths in GB/s, #wrong (None = N/A, not checked)."""
+    """One placement of one size: time in microseconds, bandwidths in GB/s, #wrong (None = N/A, not checked).
+
+    ``max_error`` is the ``error`` column of older builds (largest deviation; None = N/A or a ``#wrong`` table).
+    """
 
     time_us: float
     algbw_gbs: float
     busbw_gbs: float
     wrong: int | None
+    max_error: float | None = None
 
 
 @dataclass(frozen=True)
@@ -89,7 +98,7 @@ class NcclTestsResult:
     out_of_bounds: int | None
     out_of_bounds_ok: bool | None
     avg_busbw_gbs: float | None
-
+    correctness_column: str = "#wrong"
 
 
 
@@ -106,17 +115,24 @@ def _wrong(value: str) -> int | None:
     return _integer(value.rstrip("*"), "#wrong")
 
 
-def _measurement(fields: list[str]) -> Measurement:
-    time, algbw, busbw, wrong = fields
-    return Measurement(parse_float(TOOL, time, "time"), parse_float(TOOL, algbw, "algbw"), parse_float(TOOL, busbw, "busbw"), _wrong(wrong))
+def _max_error(value: str) -> float | None:
+    return None if value == "N/A" else parse_float(TOOL, value, "error")
 
 
-def _row(line: str, groups: int) -> SizeRow:
+def _measurement(fields: list[str], column: str) -> Measurement:
+    time, algbw, busbw, check = fields
+    timing = (parse_float(TOOL, time, "time"), parse_float(TOOL, algbw, "algbw"), parse_float(TOOL, busbw, "busbw"))
+    if column == "error":
+        return Measurement(*timing, wrong=None, max_error=_max_error(check))
+    return Measurement(*timing, wrong=_wrong(check))
+
+
+def _row(line: str, groups: int, column: str) -> SizeRow:
     fields = line.split()
     prefix, measured = fields[:-4 * groups], fields[-4 * groups:]
     if len(prefix) < 3 or len(prefix) > 5 or len(measured) != 4 * groups:
         fail(TOOL, f"row {line.strip()!r} does not match the column header "
-                   f"(size count type [redop] [root], then {groups} x time algbw busbw #wrong)")
+                   f"(size count type [redop] [root], then {groups} x time algbw busbw {column})")
     size, count, datatype, *rest = prefix
     root: int | None = None
     if rest and re.fullmatch(r"-?\d+", rest[-1]):
@@ -124,20 +140,19 @@ def _row(line: str, groups: int) -> SizeRow:
     if len(rest) > 1:
         fail(TOOL, f"row {line.strip()!r}: unexpected columns {rest!r} before the measurements")
     redop = rest[0] if rest else None
-    out_of_place = _measurement(measured[:4])
-    in_place = _measurement(measured[4:]) if groups == 2 else None
+    out_of_place = _measurement(measured[:4], column)
+    in_place = _measurement(measured[4:], column) if groups == 2 else None
     return SizeRow(_integer(size, "size"), _integer(count, "count"), datatype, redop, root, out_of_place, in_place)
 
 
-def _header_groups(line: str) -> int:
+def _header_groups(line: str) -> tuple[int, str]:
+    """(number of measurement groups, name of their correctness column: ``#wrong`` or ``error``)."""
     names = line.lstrip("#").split()
-    groups = 0
-    for index in range(len(names) - 3):
-        if tuple(names[index:index + 4]) == GROUP_COLUMNS:
-            groups += 1
-    if groups not in (1, 2):
-        fail(TOOL, f"column header {line.strip()!r}: expected 'time algbw busbw #wrong' once or twice")
-    return groups
+    found = [names[index + 3] for index in range(len(names) - 3)
+             if tuple(names[index:index + 3]) == ("time", "algbw", "busbw") and names[index + 3] in CORRECTNESS_COLUMNS]
+    if len(found) not in (1, 2) or len(set(found)) != 1:
+        fail(TOOL, f"column header {line.strip()!r}: expected 'time algbw busbw #wrong' (or 'error') once or twice")
+    return len(found), found[0]
 
 
 def _is_column_header(line: str) -> bool:
@@ -162,18 +177,18 @@ def parse_nccl_tests(text: str) -> NcclTestsResult:
                               "validation": None, "out_of_bounds": None, "avg_busbw": None}
     devices: list[RankDevice] = []
     rows: list[SizeRow] = []
-    groups = 0
+    groups, column = 0, "#wrong"
     for line in lines:
         stripped = line.strip()
         if groups and stripped[:1].isdigit() and not DEBUG_LINE.search(stripped):
             if not ROW_START.match(stripped):
                 fail(TOOL, f"row {stripped!r} does not start with 'size count' (output truncated?)")
-            rows.append(_row(stripped, groups))
+            rows.append(_row(stripped, groups, column))
             continue
         if _is_column_header(stripped):
             if groups:
                 fail(TOOL, "two result tables in one output; give one *_perf run at a time")
-            groups = _header_groups(stripped)
+            groups, column = _header_groups(stripped)
             continue
         _read_line(stripped, values, devices)
     if not groups:
@@ -198,6 +213,7 @@ def parse_nccl_tests(text: str) -> NcclTestsResult:
         out_of_bounds=int(oob.group(1)) if oob else None,
         out_of_bounds_ok=(oob.group(2) == "OK") if oob else None,
         avg_busbw_gbs=parse_float(TOOL, values["avg_busbw"], "Avg bus bandwidth") if values["avg_busbw"] else None,
+        correctness_column=column,
     )
 
 
@@ -355,6 +371,9 @@ def any_wrong(result: NcclTestsResult) -> bool:
 def correctness_checked(result: NcclTestsResult) -> bool:
     """True when every out-of-place ``#wrong`` holds a count; False when any is N/A (``-c 0``).
 
-    In-place N/A is not counted: alltoall and sendrecv print N/A there even with checking on.
+    In-place N/A is not counted: alltoall and sendrecv print N/A there even with checking on. An ``error``
+    table counts as checked when every out-of-place ``error`` holds a value.
     """
+    if result.correctness_column == "error":
+        return all(row.out_of_place.max_error is not None for row in result.rows)
     return all(row.out_of_place.wrong is not None for row in result.rows)

@@ -2,8 +2,11 @@
 
 One parser reads every perftest client or server output. The result table is recognised by its column
 header (``#bytes #iterations BW peak[Gb/sec] ...`` or ``... t_min[usec] ...``), so bandwidth and latency
-tests, ``--report_gbits`` (Gb/sec) and the default MB/sec, and bidirectional runs (``-b``) all go through
-the same code. A run that failed ("Failed status 12", "Couldn't connect", ...) is not a parse error: its
+tests, ``--report_gbits`` (Gb/sec) and the default MB/sec (``MiB/sec`` since perftest 24.07, commit 1d202bb:
+the same 2^20 bytes per second, only the label changed), and bidirectional runs (``-b``) all go through the
+same code. A capture holding both sides of one run (``run_perftest_loopback``, or server and client written to
+one file) carries two tables of the same sizes: each size must appear once per side, and the lower of the two
+averages is kept, so that such a capture never reports more than either side measured. A run that failed ("Failed status 12", "Couldn't connect", ...) is not a parse error: its
 errors are reported as facts, so that a check can show the documented hint. An output with neither a
 complete table nor a recognised error is a ParseError (truncated or not perftest).
 """
@@ -11,7 +14,8 @@ complete table nor a recognised error is a ParseError (truncated or not perftest
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Callable, TypeVar
 
 from pytest_gpufabric.errors import MeasurementMissing
 from pytest_gpufabric.parsers.registry import parser
@@ -26,8 +30,12 @@ SETTING = re.compile(r"([A-Za-z][A-Za-z0-9_*./\- ]*?)\s*:\s*(\S+)")
 GPU_DEVICE = re.compile(r"^\s*Using (ROCm|CUDA|cuda|rocm|Neuron|HL) Device with ID:?\s*(\d+)(?:,\s*Name:\s*([^,]+))?"
                         r"(?:,\s*PCI Bus ID:\s*(\S+?))?(?:,|$)", re.IGNORECASE)
 GPU_BUFFER = re.compile(r"^\s*allocated (\d+) bytes of GPU buffer", re.IGNORECASE)
-BW_HEADER = re.compile(r"#bytes\s+#iterations\s+BW peak\[(Gb/sec|MB/sec)\]\s+BW average\[(?:Gb/sec|MB/sec)\]"
+BW_HEADER = re.compile(r"#bytes\s+#iterations\s+BW peak\[(Gb/sec|MB/sec|MiB/sec)\]\s+BW average\[(?:Gb/sec|MB/sec|MiB/sec)\]"
                        r"\s+MsgRate\[Mpps\]")
+# perftest divides bytes by 0x100000 for its MB/sec and MiB/sec tables and bits by 10^9 for Gb/sec
+# (src/perftest_parameters.c, format_factor): factors to bytes per second and to bits per second.
+BYTES_PER_SECOND = {"MB/sec": 1048576, "MiB/sec": 1048576}
+BITS_PER_SECOND = {"Gb/sec": 10**9}
 LAT_HEADER = re.compile(r"#bytes\s+#iterations\s+t_min\[usec\]")
 LAT_COLUMN = re.compile(r"(t_min|t_max|t_typical|t_avg|t_stdev|99% percentile|99\.9% percentile)\[usec\]")
 COMPLETION_ERROR = re.compile(r"Failed status (\d+):\s*wr_id (\d+)\s+syndrom[e]? (0x[0-9a-fA-F]+)", re.IGNORECASE)
@@ -91,7 +99,8 @@ class PerftestResult:
     """Everything one perftest output says.
 
     ``kind`` is "bw", "lat" or None (no table: the run failed before measuring). ``bw_unit`` is
-    "Gb/sec" or "MB/sec" for bandwidth tables. ``settings`` keeps every header ``key : value`` pair.
+    "Gb/sec", "MB/sec" or "MiB/sec" for bandwidth tables. ``settings`` keeps every header ``key : value`` pair.
+    ``sides`` is 2 for a capture that holds the tables of both sides of one run.
     """
 
     test: str | None
@@ -110,6 +119,7 @@ class PerftestResult:
     bandwidth_rows: tuple[BandwidthRow, ...]
     latency_rows: tuple[LatencyRow, ...]
     errors: tuple[PerftestError, ...]
+    sides: int = 1
 
     @property
     def failed(self) -> bool:
@@ -204,80 +214,120 @@ def _gpu_memory(lines: list[str]) -> GpuMemory | None:
     return GpuMemory(runtime, int(device.group(2)), name, device.group(4), allocated)
 
 
+@dataclass
+class _Table:
+    """The result table(s) met so far: kind, unit, columns, rows, and how many sides printed and closed one."""
+
+    kind: str | None = None
+    unit: str | None = None
+    lat_columns: tuple[str, ...] = ()
+    sides: int = 0
+    closed: int = 0
+    bw_rows: list[BandwidthRow] = field(default_factory=list)
+    lat_rows: list[LatencyRow] = field(default_factory=list)
+
+    @property
+    def open(self) -> bool:
+        return self.closed < self.sides
+
+    def start(self, line: str, bw_header: re.Match[str] | None) -> None:
+        kind = "bw" if bw_header else "lat"
+        unit = bw_header.group(1) if bw_header else None
+        if self.sides == 2 or self.sides and (kind, unit) != (self.kind, self.unit):
+            fail(TOOL, "more result tables than the two sides of one run; give one perftest run at a time")
+        self.kind, self.unit, self.sides = kind, unit, self.sides + 1
+        self.lat_columns = () if bw_header else tuple(_latency_columns(line))
+
+    def add_row(self, line: str) -> None:
+        if self.kind == "bw":
+            self.bw_rows.append(_bandwidth_row(line))
+        else:
+            self.lat_rows.append(_latency_row(line, list(self.lat_columns)))
+
+
+Row = TypeVar("Row", BandwidthRow, LatencyRow)
+
+
+def _worse_latency(row: LatencyRow) -> float:
+    return -(row.t_typical if row.t_typical is not None else row.t_avg or 0.0)
+
+
+def _one_row_per_size(rows: list[Row], sides: int, worse: Callable[[Row], float]) -> tuple[Row, ...]:
+    """The rows of a one-sided table as they are; of a two-sided capture, the worse side's row of each size."""
+    if sides < 2:
+        return tuple(rows)
+    by_size: dict[int, list[Row]] = {}
+    for row in rows:
+        by_size.setdefault(row.bytes, []).append(row)
+    odd = [size for size, found in by_size.items() if len(found) != 2]
+    if odd:
+        fail(TOOL, f"two result tables whose sizes differ (size {odd[0]} printed {len(by_size[odd[0]])} time(s), "
+                   "expected once per side): not the two sides of one run")
+    return tuple(min(found, key=worse) for found in by_size.values())
+
+
 @parser("perftest", "ib_write_bw / ib_send_bw / ib_read_bw / ib_*_lat output: header, per-size table, errors")
 def parse_perftest(text: str) -> PerftestResult:
-    """Parse one perftest output (client or server side)."""
+    """Parse one perftest output (client or server side, or both sides of one run in one capture)."""
     lines = clean_lines(TOOL, text)
     test: str | None = None
     settings: list[tuple[str, str]] = []
     errors: list[PerftestError] = []
-    bw_rows: list[BandwidthRow] = []
-    lat_rows: list[LatencyRow] = []
-    kind: str | None = None
-    unit: str | None = None
-    lat_columns: list[str] = []
-    in_table = False
-    table_closed = False
+    table = _Table()
     for line in lines:
-        if in_table:
+        bw_header = BW_HEADER.search(line)
+        if bw_header or LAT_HEADER.search(line):
+            table.start(line, bw_header)
+            continue
+        if table.open or table.sides == 2 and table.closed == 1 and line.strip()[:1].isdigit():
             if SEPARATOR.match(line):
-                in_table, table_closed = False, True
+                table.closed += 1
             elif line.strip()[:1].isdigit():
-                if kind == "bw":
-                    bw_rows.append(_bandwidth_row(line))
-                else:
-                    lat_rows.append(_latency_row(line, lat_columns))
+                table.add_row(line)
             else:
                 error = _classify_error(line)
                 if error:
                     errors.append(error)
             continue
         title = TEST_TITLE.match(line)
-        bw_header = BW_HEADER.search(line)
         if title and test is None:
             test = title.group(1)
-        elif bw_header or LAT_HEADER.search(line):
-            if kind is not None:
-                fail(TOOL, "two result tables in one output; give one perftest run at a time")
-            kind = "bw" if bw_header else "lat"
-            unit = bw_header.group(1) if bw_header else None
-            lat_columns = [] if bw_header else _latency_columns(line)
-            in_table = True
-        elif test is not None and kind is None and ":" in line and not line.lstrip().startswith(
+        elif test is not None and table.kind is None and ":" in line and not line.lstrip().startswith(
                 ("local address", "remote address", "GID:")):
             error = _classify_error(line)
             if error:
                 errors.append(error)
             else:
                 settings.extend((key.strip(), value) for key, value in SETTING.findall(line))
-        else:
+        elif not title:
             error = _classify_error(line)
             if error:
                 errors.append(error)
-    if kind is not None and not table_closed and not errors:
+    if table.kind is not None and table.open and not errors:
         fail(TOOL, "result table not terminated by its dashed line (output truncated?)")
-    if kind is not None and not (bw_rows or lat_rows) and not errors:
+    if table.kind is not None and not (table.bw_rows or table.lat_rows) and not errors:
         fail(TOOL, "result table has no rows (output truncated?)")
-    if kind is None and not errors:
+    if table.kind is None and not errors:
         fail(TOOL, "neither a result table (#bytes #iterations ...) nor a perftest error message found")
-    table = dict(settings)
+    header = dict(settings)
     return PerftestResult(
         test=test,
         bidirectional=bool(test and "Bidirectional" in test),
-        kind=kind,
-        bw_unit=unit,
-        device=table.get("Device"),
-        num_qps=_int_setting(table, "Number of qps"),
-        transport=table.get("Transport type"),
-        connection=table.get("Connection type"),
-        mtu_bytes=_int_setting(table, "Mtu"),
-        link_type=table.get("Link type"),
-        gid_index=_int_setting(table, "GID index"),
+        kind=table.kind,
+        bw_unit=table.unit,
+        device=header.get("Device"),
+        num_qps=_int_setting(header, "Number of qps"),
+        transport=header.get("Transport type"),
+        connection=header.get("Connection type"),
+        mtu_bytes=_int_setting(header, "Mtu"),
+        link_type=header.get("Link type"),
+        gid_index=_int_setting(header, "GID index"),
         gpu_memory=_gpu_memory(lines),
         settings=tuple(settings),
-        bandwidth_rows=tuple(bw_rows),
-        latency_rows=tuple(lat_rows),
+        bandwidth_rows=_one_row_per_size(table.bw_rows, table.sides, lambda row: row.bw_average),
+        latency_rows=_one_row_per_size(table.lat_rows, table.sides, _worse_latency),
         errors=tuple(errors),
+        sides=max(table.sides, 1),
     )
 
 
@@ -304,26 +354,35 @@ def _bandwidth_rows(result: PerftestResult) -> tuple[BandwidthRow, ...]:
     return result.bandwidth_rows
 
 
-def max_average_bw(result: PerftestResult, unit: str = "Gb/sec") -> float:
-    """Highest "BW average" over all message sizes ("average >= 700 Gb/s at some point during the test").
+def convert_bw(value: float, unit: str, to_unit: str) -> float:
+    """``value`` from one perftest bandwidth unit to another, exactly (MB/sec and MiB/sec: 2^20 B/s; Gb/sec: 10^9 b/s)."""
+    if unit == to_unit:
+        return value
+    if unit in BYTES_PER_SECOND and to_unit in BITS_PER_SECOND:
+        return value * BYTES_PER_SECOND[unit] * 8 / BITS_PER_SECOND[to_unit]
+    if unit in BITS_PER_SECOND and to_unit in BYTES_PER_SECOND:
+        return value * BITS_PER_SECOND[unit] / 8 / BYTES_PER_SECOND[to_unit]
+    if unit in BYTES_PER_SECOND and to_unit in BYTES_PER_SECOND:
+        return value * BYTES_PER_SECOND[unit] / BYTES_PER_SECOND[to_unit]
+    raise MeasurementMissing(f"perftest bandwidth unit {unit!r} cannot be converted to {to_unit!r}")
 
-    ``unit`` must be the table's unit: a run without ``--report_gbits`` reports MB/sec and is refused rather
-    than converted. Raises MeasurementMissing when the run failed or printed no bandwidth table.
+
+def max_average_bw(result: PerftestResult, unit: str = "Gb/sec") -> float:
+    """Highest "BW average" over all message sizes ("average >= 700 Gb/s at some point during the test"), in ``unit``.
+
+    A table in another unit is converted exactly (``convert_bw``). Raises MeasurementMissing when the run failed
+    or printed no bandwidth table.
     """
     rows = _bandwidth_rows(result)
-    if result.bw_unit != unit:
-        raise MeasurementMissing(f"perftest reported bandwidth in {result.bw_unit}, expected {unit}")
-    return max(row.bw_average for row in rows)
+    return convert_bw(max(row.bw_average for row in rows), str(result.bw_unit), unit)
 
 
 def average_bw_at(result: PerftestResult, size_bytes: int, unit: str = "Gb/sec") -> float:
-    """"BW average" at one message size, in ``unit`` (which must be the table's unit)."""
+    """"BW average" at one message size, in ``unit`` (converted exactly from the table's unit)."""
     rows = _bandwidth_rows(result)
-    if result.bw_unit != unit:
-        raise MeasurementMissing(f"perftest reported bandwidth in {result.bw_unit}, expected {unit}")
     for row in rows:
         if row.bytes == size_bytes:
-            return row.bw_average
+            return convert_bw(row.bw_average, str(result.bw_unit), unit)
     raise MeasurementMissing(f"perftest table has no row for {size_bytes} bytes "
                              f"(sizes {rows[0].bytes}..{rows[-1].bytes})")
 

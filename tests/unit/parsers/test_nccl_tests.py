@@ -293,3 +293,42 @@ def test_facts_are_plain_data_for_xdist(output: Output) -> None:
     plain = json.loads(json.dumps(to_plain(result)))
     assert plain["rows"][-1]["in_place"]["busbw_gbs"] == 367.51
     assert plain["devices"][0]["name"] == "AMD Instinct MI350X"
+
+
+SUPERBENCH_AR = "superbench-a100x8-allreduce_perf-error-column.txt"
+SUPERBENCH_A2A = "superbench-a100x8-alltoall_perf-error-column.txt"
+
+
+@pytest.mark.parametrize(("name", "redop", "busbw_largest", "avg"), [
+    pytest.param(SUPERBENCH_AR, "sum", 235.03, 68.4048, id="all_reduce"),
+    pytest.param(SUPERBENCH_A2A, None, 226.16, 58.6481, id="alltoall-empty-redop"),
+])
+def test_error_column_of_older_builds(output: Output, name: str, redop: str | None, busbw_largest: float,
+                                      avg: float) -> None:
+    result = parse_nccl_tests(output("nccl-tests", name))
+    assert result.correctness_column == "error"
+    assert (result.ngpus, len(result.devices), len(result.rows)) == (8, 8, 34)
+    assert busbw_at_largest(result) == (EIGHT_GB, busbw_largest)
+    assert result.rows[-1].redop == redop
+    assert result.avg_busbw_gbs == avg
+    assert all(row.out_of_place.wrong is None and row.out_of_place.max_error is None for row in result.rows)
+    assert result.validation is False and not correctness_checked(result)
+    assert (result.out_of_bounds, result.out_of_bounds_ok) == (0, True)
+
+
+def test_error_column_values_are_deviations_not_counts(output: Output) -> None:
+    text = output("nccl-tests", SUPERBENCH_AR).replace(
+        "63896  134.44  235.26    N/A    63959  134.30  235.03    N/A", "63896  134.44  235.26  5e-07    63959  134.30  235.03  0e+00")
+    row = parse_nccl_tests(text).rows[-1]
+    assert (row.out_of_place.max_error, row.in_place.max_error) == (5e-07, 0.0)
+    assert (row.out_of_place.wrong, row.in_place.wrong) == (None, None)
+
+
+def test_error_column_malformed_value(output: Output, parse_error: Callable[..., ParseError]) -> None:
+    text = output("nccl-tests", SUPERBENCH_AR).replace("235.26    N/A", "235.26    ?x?")
+    parse_error(parse_nccl_tests, text, "error", "'?x?'")
+
+
+def test_mixed_correctness_columns_refused(output: Output, parse_error: Callable[..., ParseError]) -> None:
+    text = output("nccl-tests", SUPERBENCH_AR).replace("busbw  error     time", "busbw #wrong     time")
+    parse_error(parse_nccl_tests, text, "column header")

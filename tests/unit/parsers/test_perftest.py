@@ -12,6 +12,7 @@ from pytest_gpufabric.errors import MeasurementMissing, ParseError
 from pytest_gpufabric.parsers.perftest import (
     average_bw_at,
     completion_errors,
+    convert_bw,
     max_average_bw,
     parse_perftest,
     primary_error,
@@ -78,10 +79,15 @@ def test_criterion_700_gbps_at_some_point_s0(output: Output) -> None:
     assert max_average_bw(result) >= 700
 
 
-def test_unit_mismatch_is_missing_not_converted(output: Output) -> None:
+def test_units_converted_exactly(output: Output) -> None:
+    # perftest's MB/sec and MiB/sec are 2^20 bytes/s, its Gb/sec 10^9 bits/s (perftest_parameters.c format_factor).
     result = parse_perftest(output("perftest", S2_D2D))
-    with pytest.raises(MeasurementMissing, match="Gb/sec, expected MB/sec"):
-        max_average_bw(result, unit="MB/sec")
+    gbits = max_average_bw(result)
+    assert max_average_bw(result, unit="MiB/sec") == gbits * 10**9 / 8 / 1048576
+    assert max_average_bw(result, unit="MB/sec") == max_average_bw(result, unit="MiB/sec")
+    assert convert_bw(1.0, "MiB/sec", "Gb/sec") == 0.008388608
+    with pytest.raises(MeasurementMissing, match="cannot be converted"):
+        convert_bw(1.0, "MiB/sec", "furlongs")
 
 
 def test_size_not_measured(output: Output) -> None:
@@ -159,9 +165,20 @@ def test_table_without_rows(output: Output, parse_error: Callable[..., ParseErro
     parse_error(parse_perftest, head + "   " + DASHES + "\n", "no rows")
 
 
-def test_two_tables_refused(output: Output, parse_error: Callable[..., ParseError]) -> None:
+def test_three_tables_refused(output: Output, parse_error: Callable[..., ParseError]) -> None:
     text = output("perftest", S2_D2D)
-    parse_error(parse_perftest, text + text, "two result tables")
+    parse_error(parse_perftest, text + text + text, "more result tables than the two sides")
+
+
+def test_two_tables_of_different_runs_refused(output: Output, parse_error: Callable[..., ParseError]) -> None:
+    text = output("perftest", S2_D2D)
+    parse_error(parse_perftest, text + text.replace("   2          5000", "   3          5000"),
+                "sizes differ", "not the two sides of one run")
+
+
+def test_tables_of_different_units_refused(output: Output, parse_error: Callable[..., ParseError]) -> None:
+    text = output("perftest", "rxe-ib_write_bw-all-sizes-gbits.txt")
+    parse_error(parse_perftest, text + output("perftest", "rxe-ib_write_bw-all-sizes-mbsec.txt"), "more result tables")
 
 
 @pytest.mark.parametrize("text", ["", "  \n", "hello world\n"], ids=["empty", "blank", "unrelated"])
@@ -239,8 +256,7 @@ def test_mbsec_tables(output: Output, name: str, bidirectional: bool, qps: int, 
     last = result.bandwidth_rows[-1]
     assert (last.bytes, last.bw_peak, last.bw_average) == largest
     assert max_average_bw(result, unit="MB/sec") == max(row.bw_average for row in result.bandwidth_rows)
-    with pytest.raises(MeasurementMissing, match="MB/sec, expected Gb/sec"):
-        max_average_bw(result)
+    assert max_average_bw(result) == max(row.bw_average for row in result.bandwidth_rows) * 1048576 * 8 / 10**9
 
 
 @pytest.mark.parametrize(("name", "bidirectional", "qps", "rows", "average"), [
@@ -304,3 +320,36 @@ def test_facts_are_plain_data_for_xdist(output: Output) -> None:
     plain = json.loads(json.dumps(to_plain(parse_perftest(output("perftest", S0_STATUS_12)))))
     assert plain["errors"][1] == {"kind": "completion", "line": "Failed status 12: wr_id 0 syndrom 0xa",
                                   "status": 12, "syndrome": "0xa"}
+
+
+LOOPBACK = "azure-hbv3-ib_write_bw-loopback-both-sides-mibsec.txt"
+
+
+@pytest.mark.parametrize(("name", "test", "size", "average", "gbits"), [
+    pytest.param("cx7-ndr-ib_send_bw-mibsec.txt", "Send BW Test", 65536, 46557.03, 46557.03 * 0.008388608, id="cx7"),
+    pytest.param(LOOPBACK, "RDMA_Write BW Test", 1000, 4020.54, 4020.54 * 0.008388608, id="loopback"),
+])
+def test_mib_tables(output: Output, name: str, test: str, size: int, average: float, gbits: float) -> None:
+    result = parse_perftest(output("perftest", name))
+    assert (result.test, result.kind, result.bw_unit) == (test, "bw", "MiB/sec")
+    assert average_bw_at(result, size, unit="MiB/sec") == average
+    assert average_bw_at(result, size) == pytest.approx(gbits, rel=1e-15)
+
+
+def test_both_sides_in_one_capture(output: Output) -> None:
+    result = parse_perftest(output("perftest", LOOPBACK))
+    assert result.sides == 2
+    assert [(row.bytes, row.bw_average) for row in result.bandwidth_rows] == [(1000, 4020.54)]
+    assert (result.device, result.num_qps, result.mtu_bytes, result.link_type) == ("mlx5_ib0", 1, 4096, "IB")
+
+
+def test_both_sides_keep_the_worse_average(output: Output) -> None:
+    text = output("perftest", LOOPBACK)
+    last = text.rindex(" 1000       5000             4104.91            4020.54")
+    result = parse_perftest(text[:last] + text[last:].replace("4020.54", "3999.99", 1))
+    assert [row.bw_average for row in result.bandwidth_rows] == [3999.99]
+
+
+def test_mib_excerpt_cut_by_its_author(output: Output, parse_error: Callable[..., ParseError]) -> None:
+    parse_error(parse_perftest, output("perftest", "azure-hbv3-ib_send_bw-mibsec-server-excerpt-cut.txt"),
+                "not terminated by its dashed line")
