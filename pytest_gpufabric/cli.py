@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_gpufabric.catalog import load_catalog
+from pytest_gpufabric.discovery.cli import add_discover_parser
 from pytest_gpufabric.errors import GpufabricError
 from pytest_gpufabric.expectations import known_profiles
 from pytest_gpufabric.options import default_thresholds_dir
@@ -91,6 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     parse.add_argument("file", nargs="?", help="raw output file, or - for standard input")
     parse.add_argument("--list", action="store_true", help="name the parsers")
     parse.set_defaults(func=_cmd_parse)
+    add_discover_parser(sub)
     return root
 
 

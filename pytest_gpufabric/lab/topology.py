@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
 
 from pytest_gpufabric.errors import UsageError
+from pytest_gpufabric.inventory.placeholders import placeholder_pci
 
 NAMESPACE_PREFIX = "gpufabric-lab-"
 """Every namespace of every lab starts with this; the sweeper removes nothing else."""
@@ -28,7 +29,6 @@ MAX_NODES = 64
 MAX_RAILS = 16
 LEAF_HOST = 254
 MGMT_ROOT_HOST = 254
-PLACEHOLDER_PCI_DOMAIN = "ffff"
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class NicPlan:
     """One backend NIC of a node: a veth whose peer is a port of the rail's bridge in the leaf."""
 
     rail: int
-    name: str  # the inventory's NIC name (RDMA device name on real hardware)
+    name: str  # the inventory's NIC name: the RDMA device on real hardware, the interface here (as discovery names it)
     netdev: str  # interface name inside the node namespace
     ipv4: IPv4Interface
     gateway: IPv4Address
@@ -138,13 +138,13 @@ def _plan_node(
     nics = tuple(
         NicPlan(
             rail=r,
-            name=f"lab_r{r}",
+            name=f"benic{r + 1}p1",
             netdev=f"benic{r + 1}p1",
             ipv4=IPv4Interface(f"{subnet[host]}/24"),
             gateway=subnet[LEAF_HOST],
             route_table=FIRST_ROUTE_TABLE + r,
             leaf_port=f"r{r}n{host}",
-            pci=f"{PLACEHOLDER_PCI_DOMAIN}:{r + 1:02x}:00.0",
+            pci=placeholder_pci(r + 1),
         )
         for r, subnet in enumerate(subnets)
     )

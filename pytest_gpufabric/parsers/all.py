@@ -28,10 +28,11 @@ from pytest_gpufabric.parsers import (
     rdma,
     rocm_smi,
     sysctl,
+    virt,
     vmware,
 )
 
 MODULES = (
     bnxt_re_conf, cuda_samples, dmesg, esxcli, ethtool, gdrcopy, ibverbs, ip, kallsyms, kernel_cmdline, kmod, lspci, meminfo,
-    nccl_debug, nccl_tests, niccli, nvidia_smi, osu, packages, pci_path, perftest, ping, rdma, rocm_smi, sysctl, vmware,
+    nccl_debug, nccl_tests, niccli, nvidia_smi, osu, packages, pci_path, perftest, ping, rdma, rocm_smi, sysctl, virt, vmware,
 )

@@ -1,0 +1,214 @@
+"""Reads one node, read-only, through any transport: GPUs, backend NICs, routing, PCIe paths, platform.
+
+Every command is one the acceptance suite runs as well (so a recording serves both), and every output goes
+through the project's parsers. A tool that does not answer (not installed, no RDMA subsystem) is noted and
+the rest of the node is still read; an output that cannot be parsed fails the node with the parser's message.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from ipaddress import IPv4Address, IPv4Interface
+from typing import TypeVar
+
+from pytest_gpufabric.commands import sh
+from pytest_gpufabric.parsers.ethtool import parse_ethtool, parse_ethtool_driver
+from pytest_gpufabric.parsers.ip import Rule, parse_ip_addr, parse_ip_route, parse_ip_rule
+from pytest_gpufabric.parsers.lspci import parse_lspci
+from pytest_gpufabric.parsers.nvidia_smi import parse_nvidia_smi_query
+from pytest_gpufabric.parsers.pci_path import PciDevicePath, parse_pci_device_path
+from pytest_gpufabric.parsers.rdma import parse_rdma_link
+from pytest_gpufabric.parsers.rocm_smi import parse_rocm_smi_showbus
+from pytest_gpufabric.parsers.virt import parse_detect_virt
+from pytest_gpufabric.transport.base import CommandResult, Transport
+
+T = TypeVar("T")
+
+RDMA_LINKS = "rdma link show"
+IPV4_ADDRESSES = "ip -o -4 addr show"
+IP_RULES = "ip rule show"
+AMD_GPUS = "rocm-smi --showbus"
+NVIDIA_GPUS = "nvidia-smi --query-gpu=index,pci.bus_id,name --format=csv"
+LSPCI = "lspci -vvv"
+DETECT_VIRT = "systemd-detect-virt"
+RESERVED_TABLES = frozenset({"main", "local", "default", "253", "254", "255"})
+BROADCOM_DRIVERS = frozenset({"bnxt_en", "bnxt_re"})
+GPU_MODEL = re.compile(r"^(MI\d+[A-Z]*|[A-Z]{1,2}\d{2,3}[A-Z]*)$")
+
+
+def route_table_command(table: int) -> str:
+    return sh("ip", "route", "list", "table", table)
+
+
+def pci_path_command(bdf: str) -> str:
+    return sh("readlink", "-f", f"/sys/bus/pci/devices/{bdf}")
+
+
+@dataclass(frozen=True)
+class FoundGpu:
+    index: int
+    pci: str
+    path: PciDevicePath | None
+
+
+@dataclass(frozen=True)
+class FoundNic:
+    """A backend NIC as read: ``rdma`` tells whether an RDMA device names it (else its interface does)."""
+
+    name: str
+    netdev: str
+    rdma: bool
+    addresses: tuple[IPv4Interface, ...]
+    pci: str | None
+    path: PciDevicePath | None
+    speed_gbps: int | None
+    driver: str | None
+    route_table: int | None = None
+    gateway: IPv4Address | None = None
+
+
+@dataclass(frozen=True)
+class FoundPlatform:
+    gpu_vendor: str  # amd, nvidia, none
+    gpu_model: str
+    nic_vendor: str  # broadcom, other
+    virtualization: str  # systemd-detect-virt's word; "unknown" when it did not answer
+
+
+@dataclass(frozen=True)
+class NodeFacts:
+    """What discovery read on one node; ``notes`` are what it could not read, for the file and the summary."""
+
+    name: str
+    address: str
+    platform: FoundPlatform
+    gpus: tuple[FoundGpu, ...]
+    nics: tuple[FoundNic, ...]
+    notes: tuple[str, ...] = ()
+
+
+def gpu_model_from(text: str) -> str | None:
+    """``MI300X`` from ``... [Instinct MI300X]``, ``H100`` from ``NVIDIA H100 80GB HBM3`` or ``GH100 [H100 SXM5]``."""
+    bracketed = re.findall(r"\[([^\]]+)\]", text)
+    for candidate in [*reversed(bracketed), text]:
+        for word in re.split(r"[\s,/]+", candidate):
+            if GPU_MODEL.match(word):
+                return word
+    return None
+
+
+@dataclass
+class _NodeReader:
+    transport: Transport
+    node: str
+    timeout_s: float
+    notes: list[str] = field(default_factory=list)
+
+    def run(self, command: str) -> CommandResult:
+        return self.transport.run(self.node, command, self.timeout_s, item="discover")
+
+    def answer(self, command: str, parse: Callable[[str], T], ok_codes: tuple[int, ...] = (0,)) -> T | None:
+        """The parsed output, or None (noted) when the command failed: the tool is absent or has nothing."""
+        result = self.run(command)
+        if result.exit_code not in ok_codes:
+            reason = (result.stderr or result.stdout).strip().splitlines()
+            self.notes.append(f"`{command}` exited {result.exit_code}" + (f": {reason[-1][:120]}" if reason else ""))
+            return None
+        return parse(result.stdout)
+
+    def pci_path(self, bdf: str | None) -> PciDevicePath | None:
+        return None if bdf is None else self.answer(pci_path_command(bdf), parse_pci_device_path)
+
+
+def _source_tables(rules: tuple[Rule, ...]) -> dict[IPv4Address, int]:
+    """Numeric routing table of each ``from <address>`` rule (S0 2.4.1: one table per backend NIC)."""
+    tables: dict[IPv4Address, int] = {}
+    for rule in rules:
+        network = rule.source_network
+        if network is None or network.prefixlen != 32 or rule.table in RESERVED_TABLES or not rule.table.isdigit():
+            continue
+        tables.setdefault(network.network_address, int(rule.table))
+    return tables
+
+
+def _gpus(reader: _NodeReader) -> tuple[str, dict[int, str], dict[int, str]]:
+    """GPU vendor, index -> PCI address, index -> model text (from rocm-smi, else nvidia-smi)."""
+    amd = reader.answer(AMD_GPUS, parse_rocm_smi_showbus)
+    if amd:
+        return "amd", dict(amd), {}
+    noted = len(reader.notes)
+    rows = reader.answer(NVIDIA_GPUS, parse_nvidia_smi_query) or ()
+    buses = {row.index: row.bus_id for row in rows if row.index is not None and row.bus_id is not None}
+    names = {row.index: row.values.get("name", "") for row in rows if row.index is not None}
+    if not buses:
+        return "none", {}, {}
+    del reader.notes[noted - 1 : noted]  # rocm-smi is absent on an NVIDIA node: nothing to report
+    return "nvidia", buses, names  # type: ignore[return-value]
+
+
+def _amd_model(reader: _NodeReader, buses: dict[int, str]) -> str | None:
+    report = reader.answer(LSPCI, parse_lspci)
+    functions = [] if report is None else [report.get(bdf) for bdf in buses.values()]
+    models = [gpu_model_from(function.description) for function in functions if function is not None]
+    return next((model for model in models if model), None)
+
+
+def _candidates(reader: _NodeReader, tables: dict[IPv4Address, int], addresses: dict[str, tuple[IPv4Interface, ...]]) -> list[tuple[str, str, bool]]:
+    """(name, netdev, rdma) of the backend NICs: RDMA devices with a netdev; without any, the interfaces
+    whose address has a source-routing table of its own (S0 2.4.1), named after the interface."""
+    links = reader.answer(RDMA_LINKS, parse_rdma_link)
+    found: dict[str, tuple[str, str, bool]] = {}
+    for link in () if links is None else links.links:
+        if link.netdev and link.device not in found:
+            found[link.device] = (link.device, link.netdev, True)
+    if found:
+        return list(found.values())
+    routed = set(tables)
+    return [(netdev, netdev, False) for netdev, addrs in addresses.items() if any(a.ip in routed for a in addrs)]
+
+
+def _nic(reader: _NodeReader, name: str, netdev: str, rdma: bool, addrs: tuple[IPv4Interface, ...], tables: dict[IPv4Address, int]) -> FoundNic:
+    info = reader.answer(sh("ethtool", "-i", netdev), parse_ethtool_driver)
+    settings = reader.answer(sh("ethtool", netdev), parse_ethtool)
+    bus = None if info is None or info.bus_info is None or ":" not in info.bus_info else info.bus_info
+    table = next((tables[a.ip] for a in addrs if a.ip in tables), None)
+    gateway = None
+    if table is not None:
+        routes = reader.answer(route_table_command(table), parse_ip_route) or ()
+        gateway = next((route.gateway_address for route in routes if route.is_default and route.gateway), None)
+    speed = None if settings is None or settings.speed_mbps is None else settings.speed_mbps // 1000
+    return FoundNic(
+        name=name, netdev=netdev, rdma=rdma, addresses=addrs, pci=bus, path=reader.pci_path(bus),
+        speed_gbps=speed or None, driver=None if info is None else info.driver, route_table=table, gateway=gateway,
+    )  # fmt: skip
+
+
+def probe_node(transport: Transport, name: str, address: str, timeout_s: float = 60.0) -> NodeFacts:
+    """Everything discovery needs from one node; raises TransportError / ParseError when it cannot."""
+    reader = _NodeReader(transport, name, timeout_s)
+    addresses = reader.answer(IPV4_ADDRESSES, parse_ip_addr)
+    by_netdev = {} if addresses is None else {entry.name: entry.ipv4 for entry in addresses.interfaces}
+    tables = _source_tables(reader.answer(IP_RULES, parse_ip_rule) or ())
+    nics = tuple(
+        _nic(reader, nic_name, netdev, rdma, by_netdev.get(netdev, ()), tables)
+        for nic_name, netdev, rdma in _candidates(reader, tables, by_netdev)
+    )
+    vendor, buses, names = _gpus(reader)
+    gpus = tuple(FoundGpu(index, bdf, reader.pci_path(bdf)) for index, bdf in sorted(buses.items()))
+    if vendor == "amd":
+        model = _amd_model(reader, buses)
+    else:
+        model = next((m for m in (gpu_model_from(text) for text in names.values()) if m), None)
+    # systemd-detect-virt exits 1 when it finds no virtualization, printing "none"
+    virt = reader.answer(DETECT_VIRT, parse_detect_virt, ok_codes=(0, 1)) or "unknown"
+    drivers = {nic.driver for nic in nics if nic.driver}
+    platform = FoundPlatform(
+        gpu_vendor=vendor,
+        gpu_model=model or "none",
+        nic_vendor="broadcom" if drivers and drivers <= BROADCOM_DRIVERS else "other",
+        virtualization=virt,
+    )
+    return NodeFacts(name, address, platform, gpus, nics, tuple(reader.notes))
+
