@@ -22,7 +22,7 @@ def test_plan_follows_the_24_bit_subnet_scheme() -> None:
     assert str(node2.mgmt_ip) == "10.251.7.2"
     rail1 = node2.nic(1)
     assert (rail1.name, rail1.netdev, str(rail1.ipv4)) == (
-        "lab_r1",
+        "benic2p1",  # no RDMA device: named after its interface, as discovery names it
         "benic2p1",
         "172.30.1.2/24",
     )
