@@ -16,6 +16,7 @@ from pytest_gpufabric.expectations import apply_site_overrides, known_profiles, 
 from pytest_gpufabric.options import add_options, read_options
 from pytest_gpufabric.reporting.allure_meta import AllureRunInfo, run_environment
 from pytest_gpufabric.reporting.evidence import attach_evidence, evidence_data
+from pytest_gpufabric.reporting.outcomes import OutcomeReporting, show_cause_to_allure
 from pytest_gpufabric.results import PROPERTY_KEY, ResultsReporter, ResultsWriter
 from pytest_gpufabric.session import FabricSession
 from pytest_gpufabric.targets import platform_tags_of, targets_for_scope
@@ -75,6 +76,7 @@ def pytest_configure(config: pytest.Config) -> None:
     register_scheduling(config, config.stash[SESSION_KEY])
     if not _is_worker(config):
         config.pluginmanager.register(ResultsReporter(ResultsWriter(options.results_dir / "results.jsonl")), "gpufabric-results")
+        config.pluginmanager.register(OutcomeReporting(), "gpufabric-outcomes")
         alluredir = getattr(config.option, "allure_report_dir", None)
         if alluredir:
             environment = run_environment(inventory.site, sorted(loaded), str(options.cluster), options.mode_label)
@@ -207,8 +209,10 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
         pytest.fail(str(exc), pytrace=False)
 
 
-@pytest.hookimpl(wrapper=True)
+@pytest.hookimpl(wrapper=True, trylast=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """The innermost report wrapper: adds the plugin's data, and shows the outer ones (Allure) the error
+    behind an unmeasured item's ``pytest.fail``."""
     report = yield
     check_id = _check_id(item)
     if check_id is None or _session(item.config) is None:
@@ -227,6 +231,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         data["error_kind"], message = error
         data["message"] = f"{data['error_kind']}: {message}"
         report.longrepr = f"{check_id} {spec.title}: ERROR at {data['target']}\n  {data['message']}"
+        show_cause_to_allure(call)
     if context is not None and report.when == "call":
         data.update(evidence_data(context))
         attach_evidence(item, report, context)

@@ -114,6 +114,17 @@ def _call_outcome(report: pytest.TestReport, data: dict[str, Any]) -> str:
     return "error" if data.get("error_kind") else "failed"
 
 
+OUTCOME_WORDS = (("failed", "failed"), ("error", "not measured"), ("passed", "passed"), ("skipped", "skipped"))
+
+
+def outcome_counts_line(records: list[dict[str, Any]]) -> str:
+    """``N failed, M not measured, P passed, S skipped``: an item that could not be measured is an error."""
+    counts = {outcome: 0 for outcome, _ in OUTCOME_WORDS}
+    for record in records:
+        counts[record["outcome"]] = counts.get(record["outcome"], 0) + 1
+    return ", ".join(f"{counts[outcome]} {word}" for outcome, word in OUTCOME_WORDS)
+
+
 class ResultsReporter:
     """Registered on the controller (or the only process): feeds finished reports to the writer."""
 
@@ -131,5 +142,6 @@ class ResultsReporter:
         records = self.writer.records
         failing = sorted({r["check_id"] for r in records if r["outcome"] in ("failed", "error") and r["check_id"]})
         terminalreporter.write_sep("-", "gpufabric")
-        terminalreporter.write_line(f"{len(records)} items recorded; checks with failures: {', '.join(failing) or 'none'}")
+        terminalreporter.write_line(f"{len(records)} items recorded: {outcome_counts_line(records)}")
+        terminalreporter.write_line(f"checks with failures or errors: {', '.join(failing) or 'none'}")
         terminalreporter.write_line(f"results: {self.writer.path}")

@@ -53,7 +53,7 @@ def test_missing_threshold_is_an_error_never_a_pass(site: Site) -> None:
     (site.pytester.path / "thresholds" / "p.yaml").write_text("profile: p\nexpectations: {}\n")
     site.healthy_recording()
     result = site.run("--replay", str(site.recording))
-    result.assert_outcomes(failed=4)
+    result.assert_outcomes(errors=4)
     assert "no expectation HOST-002.numa_balancing" in result.stdout.str()
     assert {r["outcome"] for r in site.results()} == {"error"}
 
@@ -61,16 +61,26 @@ def test_missing_threshold_is_an_error_never_a_pass(site: Site) -> None:
 def test_missing_measurement_is_an_error(site: Site) -> None:
     site.record({n["name"]: {"cat /proc/sys/kernel/numa_balancing": "", **{f"ip -o link show dev {nic['netdev']}": "" for nic in n["nics"]}}
                  for n in site.data["nodes"]})
-    result = site.run("--replay", str(site.recording), "-k", "numa")
-    result.assert_outcomes(failed=2)
+    result = site.run("--replay", str(site.recording), "-k", "numa", "-v")
+    result.assert_outcomes(errors=2)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
     assert "MeasurementMissing" in result.stdout.str()
+    result.stdout.fnmatch_lines(["*test_numa?node01? NOT MEASURED*", "*0 failed, 2 not measured, 0 passed, 0 skipped*"])
     assert all(r["outcome"] == "error" for r in site.results())
+
+
+def test_failed_and_unmeasured_are_counted_apart_with_xdist(site: Site) -> None:
+    site.record({"node01": {"cat /proc/sys/kernel/numa_balancing": "1\n"}, "node02": {"cat /proc/sys/kernel/numa_balancing": ""}})
+    result = site.run("--replay", str(site.recording), "-k", "numa", "-n", "2")
+    result.assert_outcomes(failed=1, errors=1)
+    result.stdout.fnmatch_lines(["*1 failed, 1 not measured, 0 passed, 0 skipped*"])
+    assert sorted(r["outcome"] for r in site.results()) == ["error", "failed"]
 
 
 def test_replay_without_matching_command_names_node_command_and_closest(site: Site) -> None:
     site.record({"node01": {"ip -o link show dev eth9": "x"}, "node02": {}})
     result = site.run("--replay", str(site.recording), "-k", "mtu and node01")
-    result.assert_outcomes(failed=1)
+    result.assert_outcomes(errors=1)
     out = result.stdout.str()
     assert "node01" in out and "ip -o link show dev eth1" in out and "ip -o link show dev eth9" in out
 

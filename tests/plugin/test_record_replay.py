@@ -34,7 +34,7 @@ def test_record_then_replay_gives_the_same_verdicts(local_site: Site) -> None:
 def test_once_mode_replays_an_existing_recording_and_refuses_new_commands(local_site: Site) -> None:
     local_site.record({"node01": {"cat /proc/sys/kernel/numa_balancing": "0\n"}})
     result = local_site.run("--record", str(local_site.recording), "--record-mode", "once")
-    result.assert_outcomes(passed=1, failed=1)
+    result.assert_outcomes(passed=1, errors=1)
     mtu = {r["node_id"]: r for r in local_site.results()}["test_checks.py::test_mtu[node01/bnxt_re0]"]
     assert mtu["outcome"] == "error" and "ip -o link show dev lo" in mtu["message"]
 
@@ -49,6 +49,6 @@ def test_new_episodes_mode_records_what_is_missing(local_site: Site) -> None:
 
 def test_replay_of_a_missing_recording_errors_every_item_clearly(local_site: Site) -> None:
     result = local_site.run("--replay", str(local_site.pytester.path / "nowhere"))
-    result.assert_outcomes(failed=2)
+    result.assert_outcomes(errors=2)
     assert all(r["outcome"] == "error" for r in local_site.results())
     assert "no recording at" in result.stdout.str()

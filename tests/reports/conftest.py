@@ -6,6 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from demo_run import COMPLETED_WITH_FAILURES, DemoRun, run_demo
 from sample_session import SampleSession, run_sample_session
 
 from pytest_gpufabric.reporting.render import (
@@ -86,3 +87,11 @@ def sample_session(
 ) -> SampleSession:
     """The sample session without xdist and with two xdist workers."""
     return sample_session_factory(request.param)
+
+
+@pytest.fixture(scope="session")
+def demo_run(tmp_path_factory: pytest.TempPathFactory) -> DemoRun:
+    """The demo replayed once per test process with every report switched on."""
+    finished = run_demo(tmp_path_factory.mktemp("demo-run"))
+    assert finished.exit_code == COMPLETED_WITH_FAILURES, finished.output[-3000:]
+    return finished
