@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_gpufabric.catalog import load_catalog
-from pytest_gpufabric.discovery.cli import add_discover_parser
+from pytest_gpufabric.discovery.cli import add_baseline_parser, add_discover_parser
 from pytest_gpufabric.errors import GpufabricError
 from pytest_gpufabric.expectations import known_profiles
 from pytest_gpufabric.options import default_thresholds_dir
@@ -93,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     parse.add_argument("--list", action="store_true", help="name the parsers")
     parse.set_defaults(func=_cmd_parse)
     add_discover_parser(sub)
+    add_baseline_parser(sub)
     return root
 
 

@@ -50,7 +50,8 @@ class DiscoveredSite:
     findings: list[Finding]
 
 
-def _platform(facts: NodeFacts, declared: Mapping[str, str]) -> Platform:
+def node_platform(facts: NodeFacts, declared: Mapping[str, str]) -> Platform:
+    """The inventory platform of a node: what was found, with the declared values over it."""
     virt = facts.platform.virtualization
     found = {
         "gpu_vendor": facts.platform.gpu_vendor,
@@ -84,7 +85,7 @@ class _Assembler:
             self.findings.append(Finding(node, f"NIC subnet used by a minority of the nodes: {listed}"))
 
     def site(self) -> DiscoveredSite:
-        platforms = [_platform(f, self.declared.platform) for f in self.facts]
+        platforms = [node_platform(f, self.declared.platform) for f in self.facts]
         platform: Platform = _majority(platforms)  # type: ignore[assignment]
         profile = self._profile(platform)
         self._count_findings("GPUs", [len(f.gpus) for f in self.facts])
@@ -129,7 +130,7 @@ class _Assembler:
                 own_profile = choice.profile
                 self.comments[(facts.name, "profile")] = f"this node's platform: {choice.reason}"
         if facts.notes:
-            self.comments[(facts.name,)] = "not read: " + "; ".join(facts.notes)
+            self.comments[(facts.name,)] = "\n".join(["not read:", *(f"  {note}" for note in facts.notes)])
         gpus = tuple(Gpu(gpu.index, gpu.pci) for gpu in facts.gpus)
         paths = {gpu.index: gpu.path for gpu in facts.gpus if gpu.path is not None}
         usable = [nic for nic in facts.nics if self._usable(facts.name, nic)]

@@ -8,23 +8,20 @@ the rest of the node is still read; an output that cannot be parsed fails the no
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Interface
-from typing import TypeVar
 
 from pytest_gpufabric.commands import sh
+from pytest_gpufabric.discovery.node_reader import NodeReader
 from pytest_gpufabric.parsers.ethtool import parse_ethtool, parse_ethtool_driver
 from pytest_gpufabric.parsers.ip import Rule, parse_ip_addr, parse_ip_route, parse_ip_rule
 from pytest_gpufabric.parsers.lspci import parse_lspci
 from pytest_gpufabric.parsers.nvidia_smi import parse_nvidia_smi_query
-from pytest_gpufabric.parsers.pci_path import PciDevicePath, parse_pci_device_path
+from pytest_gpufabric.parsers.pci_path import PciDevicePath
 from pytest_gpufabric.parsers.rdma import parse_rdma_link
 from pytest_gpufabric.parsers.rocm_smi import parse_rocm_smi_showbus
 from pytest_gpufabric.parsers.virt import parse_detect_virt
-from pytest_gpufabric.transport.base import CommandResult, Transport
-
-T = TypeVar("T")
+from pytest_gpufabric.transport.base import Transport
 
 RDMA_LINKS = "rdma link show"
 IPV4_ADDRESSES = "ip -o -4 addr show"
@@ -40,10 +37,6 @@ GPU_MODEL = re.compile(r"^(MI\d+[A-Z]*|[A-Z]{1,2}\d{2,3}[A-Z]*)$")
 
 def route_table_command(table: int) -> str:
     return sh("ip", "route", "list", "table", table)
-
-
-def pci_path_command(bdf: str) -> str:
-    return sh("readlink", "-f", f"/sys/bus/pci/devices/{bdf}")
 
 
 @dataclass(frozen=True)
@@ -99,29 +92,6 @@ def gpu_model_from(text: str) -> str | None:
     return None
 
 
-@dataclass
-class _NodeReader:
-    transport: Transport
-    node: str
-    timeout_s: float
-    notes: list[str] = field(default_factory=list)
-
-    def run(self, command: str) -> CommandResult:
-        return self.transport.run(self.node, command, self.timeout_s, item="discover")
-
-    def answer(self, command: str, parse: Callable[[str], T], ok_codes: tuple[int, ...] = (0,)) -> T | None:
-        """The parsed output, or None (noted) when the command failed: the tool is absent or has nothing."""
-        result = self.run(command)
-        if result.exit_code not in ok_codes:
-            reason = (result.stderr or result.stdout).strip().splitlines()
-            self.notes.append(f"`{command}` exited {result.exit_code}" + (f": {reason[-1][:120]}" if reason else ""))
-            return None
-        return parse(result.stdout)
-
-    def pci_path(self, bdf: str | None) -> PciDevicePath | None:
-        return None if bdf is None else self.answer(pci_path_command(bdf), parse_pci_device_path)
-
-
 def _source_tables(rules: tuple[Rule, ...]) -> dict[IPv4Address, int]:
     """Numeric routing table of each ``from <address>`` rule (S0 2.4.1: one table per backend NIC)."""
     tables: dict[IPv4Address, int] = {}
@@ -133,7 +103,7 @@ def _source_tables(rules: tuple[Rule, ...]) -> dict[IPv4Address, int]:
     return tables
 
 
-def _gpus(reader: _NodeReader) -> tuple[str, dict[int, str], dict[int, str]]:
+def _gpus(reader: NodeReader) -> tuple[str, dict[int, str], dict[int, str]]:
     """GPU vendor, index -> PCI address, index -> model text (from rocm-smi, else nvidia-smi)."""
     amd = reader.answer(AMD_GPUS, parse_rocm_smi_showbus)
     if amd:
@@ -148,14 +118,14 @@ def _gpus(reader: _NodeReader) -> tuple[str, dict[int, str], dict[int, str]]:
     return "nvidia", buses, names  # type: ignore[return-value]
 
 
-def _amd_model(reader: _NodeReader, buses: dict[int, str]) -> str | None:
+def _amd_model(reader: NodeReader, buses: dict[int, str]) -> str | None:
     report = reader.answer(LSPCI, parse_lspci)
     functions = [] if report is None else [report.get(bdf) for bdf in buses.values()]
     models = [gpu_model_from(function.description) for function in functions if function is not None]
     return next((model for model in models if model), None)
 
 
-def _candidates(reader: _NodeReader, tables: dict[IPv4Address, int], addresses: dict[str, tuple[IPv4Interface, ...]]) -> list[tuple[str, str, bool]]:
+def _candidates(reader: NodeReader, tables: dict[IPv4Address, int], addresses: dict[str, tuple[IPv4Interface, ...]]) -> list[tuple[str, str, bool]]:
     """(name, netdev, rdma) of the backend NICs: RDMA devices with a netdev; without any, the interfaces
     whose address has a source-routing table of its own (S0 2.4.1), named after the interface."""
     links = reader.answer(RDMA_LINKS, parse_rdma_link)
@@ -169,7 +139,7 @@ def _candidates(reader: _NodeReader, tables: dict[IPv4Address, int], addresses: 
     return [(netdev, netdev, False) for netdev, addrs in addresses.items() if any(a.ip in routed for a in addrs)]
 
 
-def _nic(reader: _NodeReader, name: str, netdev: str, rdma: bool, addrs: tuple[IPv4Interface, ...], tables: dict[IPv4Address, int]) -> FoundNic:
+def _nic(reader: NodeReader, name: str, netdev: str, rdma: bool, addrs: tuple[IPv4Interface, ...], tables: dict[IPv4Address, int]) -> FoundNic:
     info = reader.answer(sh("ethtool", "-i", netdev), parse_ethtool_driver)
     settings = reader.answer(sh("ethtool", netdev), parse_ethtool)
     bus = None if info is None or info.bus_info is None or ":" not in info.bus_info else info.bus_info
@@ -187,7 +157,7 @@ def _nic(reader: _NodeReader, name: str, netdev: str, rdma: bool, addrs: tuple[I
 
 def probe_node(transport: Transport, name: str, address: str, timeout_s: float = 60.0) -> NodeFacts:
     """Everything discovery needs from one node; raises TransportError / ParseError when it cannot."""
-    reader = _NodeReader(transport, name, timeout_s)
+    reader = NodeReader(transport, name, timeout_s)
     addresses = reader.answer(IPV4_ADDRESSES, parse_ip_addr)
     by_netdev = {} if addresses is None else {entry.name: entry.ipv4 for entry in addresses.interfaces}
     tables = _source_tables(reader.answer(IP_RULES, parse_ip_rule) or ())

@@ -61,8 +61,8 @@ def _node_lines(site: DiscoveredSite, node: Node) -> Iterator[str]:
     yield _line("- ", "name", node.name)
     yield _line("  ", "address", node.address)
     note = site.comments.get((node.name,))
-    if note:
-        yield f"  # {note}"
+    for line in note.splitlines() if note else ():
+        yield f"  # {line}"
     if node.platform != site.platform:
         yield "  platform:  # differs from most nodes"
         yield from _platform_lines(node.platform, "    ")

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pytest_gpufabric.discovery.assemble import DiscoveredSite, Finding
+from pytest_gpufabric.discovery.baseline import Reading, profile_verdict
+from pytest_gpufabric.expectations import Profile
 from pytest_gpufabric.discovery.runner import NodeOutcome
 from pytest_gpufabric.discovery.targets import fold
 
@@ -60,3 +62,15 @@ def summary_text(outcomes: Sequence[NodeOutcome], site: DiscoveredSite | None) -
     if findings:
         lines += ["", "disagree with the majority or need a person (written as found):", *(f"  {line}" for line in findings)]
     return "\n".join(lines)
+
+
+def baseline_table(readings: Sequence[Reading], profile: Profile) -> str:
+    """check, value name, the node's value, the profile's (``-`` where the profile does not judge it)."""
+    rows = []
+    for r in readings:
+        base = profile.expectations.get(r.check, {}).get(r.name)
+        expected = "-" if base is None else base.describe()
+        rows.append((r.check, r.name, str(r.value), expected, profile_verdict(r, profile) if base else "not judged"))
+    header = ("check", "value", "node", f"profile {profile.name}", "")
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in [header, *rows])

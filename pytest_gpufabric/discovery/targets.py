@@ -33,7 +33,8 @@ def fold(names: Iterable[str]) -> str:
     return str(NodeSet.fromlist(list(names)))
 
 
-def _checked(name: str, address: str, where: str) -> Target:
+def checked_target(name: str, address: str, where: str) -> Target:
+    """The target, its name and address validated (they reach a shell and the inventory)."""
     try:
         return Target(rules.machine_name(name), rules.host(address))
     except rules.Invalid as exc:
@@ -42,7 +43,7 @@ def _checked(name: str, address: str, where: str) -> Target:
 
 def targets_from_nodeset(text: str) -> list[Target]:
     """Each node of the nodeset, reached at its own name."""
-    return [_checked(name, name, "--nodes") for name in expand_nodeset(text)]
+    return [checked_target(name, name, "--nodes") for name in expand_nodeset(text)]
 
 
 def targets_from_hostfile(path: Path) -> list[Target]:
@@ -57,9 +58,9 @@ def targets_from_hostfile(path: Path) -> list[Target]:
         words = raw.split("#", 1)[0].split()
         where = f"{path}:{number}"
         if len(words) == 1:
-            targets += [_checked(name, name, where) for name in expand_nodeset(words[0])]
+            targets += [checked_target(name, name, where) for name in expand_nodeset(words[0])]
         elif len(words) == 2:
-            targets.append(_checked(words[0], words[1], where))
+            targets.append(checked_target(words[0], words[1], where))
         elif words:
             raise UsageError(f"{where}: expected 'NAME [ADDRESS]', found {raw.strip()!r}")
     names = [target.name for target in targets]

@@ -12,7 +12,6 @@ from pytest_gpufabric.inventory import SshConfig
 from pytest_gpufabric.recording import RecordingStore, RecordingTransport, RecordMode, Scrubber
 from pytest_gpufabric.transport.base import Transport
 from pytest_gpufabric.transport.local import LocalTransport
-from pytest_gpufabric.transport.ssh import SshEndpoint, SshTransport
 
 RECORDING_DESCRIPTION = "gpufabric discover: the read-only commands discovery ran on each node"
 
@@ -20,6 +19,8 @@ RECORDING_DESCRIPTION = "gpufabric discover: the read-only commands discovery ra
 def live_transport(transport: str, targets: Sequence[Target], ssh: SshConfig) -> Transport:
     if transport == "local":
         return LocalTransport()
+    from pytest_gpufabric.transport.ssh import SshEndpoint, SshTransport  # fabric is needed for SSH only
+
     endpoints = {
         target.name: SshEndpoint(
             address=target.address, user=ssh.user, port=ssh.port, key=ssh.key, known_hosts=ssh.known_hosts,

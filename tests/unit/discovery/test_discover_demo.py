@@ -8,12 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from pytest_gpufabric.catalog import load_catalog
 from pytest_gpufabric.cli import main
 from pytest_gpufabric.discovery.assemble import Declared, DiscoveredSite, assemble_site
 from pytest_gpufabric.discovery.runner import discover_nodes
 from pytest_gpufabric.discovery.site_yaml import render_site
 from pytest_gpufabric.discovery.targets import targets_from_nodeset
-from pytest_gpufabric.expectations import known_profiles
+from pytest_gpufabric.expectations import apply_site_overrides, known_profiles, load_profile
 from pytest_gpufabric.inventory import SshConfig, load_inventory
 from pytest_gpufabric.recording import RecordingStore, RecordingTransport, RecordMode, Scrubber
 
@@ -108,3 +109,31 @@ def test_bad_input_is_one_line(argv: list[str], message: str, tmp_path: Path, ca
     assert main(["discover", *argv, "--replay", str(DEMO), "-o", str(tmp_path / "s.yaml")]) == 1
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_baseline_of_a_node_writes_overrides_that_fit_the_profile(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "site-overrides.yaml"
+    assert main(["baseline", "--from", "node05", "--replay", str(DEMO), "-o", str(out),
+                 "--thresholds-dir", str(ROOT / "thresholds")]) == 0  # fmt: skip
+    printed = capsys.readouterr().out
+    assert "DRV-008  nvidia_driver     570.133.20" in printed
+    text = out.read_text()
+    assert "    nvidia_driver: 570.133.20  # node05: `nvidia-smi --query-gpu=index,driver_version --format=csv`; as h100-thor2-vmware" in text
+    site = tmp_path / "site.yaml"  # the demo's site with the overrides merged in: valid, and accepted by the profile
+    site.write_text((DEMO / "site.yaml").read_text() + text[text.index("thresholds:"):])
+    inventory = load_inventory(site, PROFILES, known_checks={check.id for check in load_catalog()})
+    assert inventory.thresholds["DRV-008"]["nvidia_driver"] == "570.133.20"
+    profiles = {name: load_profile(ROOT / "thresholds", name) for name in ("mi300x-thor2", "h100-thor2-vmware")}
+    merged = apply_site_overrides(profiles, inventory.thresholds, str(site))
+    assert "site override" in merged["h100-thor2-vmware"].get("DRV-008", "nvidia_driver").source
+    assert len([name for values in inventory.thresholds.values() for name in values]) == 18
+
+
+def test_baseline_leaves_out_what_the_nics_disagree_on(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "site-overrides.yaml"
+    assert main(["baseline", "--from", "node01", "--replay", str(DEMO), "-o", str(out),
+                 "--thresholds-dir", str(ROOT / "thresholds")]) == 0  # fmt: skip
+    text = out.read_text()
+    assert "DRV-004" not in text.split("# not read")[0]
+    assert "#   DRV-004.firmware_version: the NICs disagree (234.0.145.0 on 7 NICs; 232.0.155.7 from `ethtool -i enp86s0np0`)" in text
+    assert "rocm_core: 6.3.1.60301-48~22.04  # node01: `dpkg -l rocm-core`; within mi300x-thor2: version>= 6.3.1" in text
