@@ -16,7 +16,7 @@ from pytest_gpufabric.checks.qos import CONF_KEYS
 from pytest_gpufabric.commands import sh
 from pytest_gpufabric.discovery.node_reader import NodeReader
 from pytest_gpufabric.discovery.probe import FoundNic, NodeFacts
-from pytest_gpufabric.discovery.site_yaml import scalar
+from pytest_gpufabric.discovery.yaml_scalar import scalar
 from pytest_gpufabric.expectations import Profile
 from pytest_gpufabric.parsers.bnxt_re_conf import parse_bnxt_re_conf
 from pytest_gpufabric.parsers.ethtool import parse_ethtool_driver

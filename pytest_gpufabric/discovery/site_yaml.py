@@ -5,20 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import fields
 
-import yaml
-
 from pytest_gpufabric.discovery.assemble import DiscoveredSite
+from pytest_gpufabric.discovery.yaml_scalar import scalar
 from pytest_gpufabric.inventory.model import Gpu, Nic, Node, Platform, SshConfig
 
 NIC_FIELDS = ("name", "netdev", "ipv4", "pci", "speed_gbps", "rail", "gpu", "gateway", "route_table", "switch", "switch_port")
 SSH_WRITTEN = ("user", "port", "key", "known_hosts", "sudo")
-
-
-def scalar(value: object) -> str:
-    """A YAML scalar as safe_dump writes it (quoted where YAML would read it as another type)."""
-    plain = value if isinstance(value, (bool, int, float)) else str(value)
-    text = yaml.safe_dump(plain, default_flow_style=True, width=1 << 20).strip()
-    return text[: -len("...")].strip() if text.endswith("...") else text
 
 
 def _line(indent: str, key: str, value: object, comment: str | None = None) -> str:
