@@ -129,8 +129,11 @@ class _Assembler:
             if choice.profile is not None and choice.profile != site_profile:
                 own_profile = choice.profile
                 self.comments[(facts.name, "profile")] = f"this node's platform: {choice.reason}"
+        lines = _deployment_doubt(facts, self.declared.platform)
         if facts.notes:
-            self.comments[(facts.name,)] = "\n".join(["not read:", *(f"  {note}" for note in facts.notes)])
+            lines += ["not read:", *(f"  {note}" for note in facts.notes)]
+        if lines:
+            self.comments[(facts.name,)] = "\n".join(lines)
         gpus = tuple(Gpu(gpu.index, gpu.pci) for gpu in facts.gpus)
         paths = {gpu.index: gpu.path for gpu in facts.gpus if gpu.path is not None}
         usable = [nic for nic in facts.nics if self._usable(facts.name, nic)]
@@ -179,6 +182,16 @@ class _Assembler:
             name=nic.name, netdev=nic.netdev, ipv4=nic.addresses[0], pci=pci, speed_gbps=nic.speed_gbps,  # type: ignore[arg-type]
             rail=self.rails[nic.addresses[0].network], gpu=pairing.gpu, gateway=nic.gateway, route_table=nic.route_table,
         )  # fmt: skip
+
+
+def _deployment_doubt(facts: NodeFacts, declared: Mapping[str, str]) -> list[str]:
+    """A REVIEW line when the node's deployment was not seen as bare metal or VMware."""
+    virt = facts.platform.virtualization
+    if "deployment" in declared or virt in ("none", "vmware"):
+        return []
+    if virt == "unknown":
+        return ["REVIEW deployment: systemd-detect-virt did not answer; written as baremetal"]
+    return [f"REVIEW deployment: a {virt} guest, written as baremetal (the inventory knows baremetal and vmware)"]
 
 
 def _describe(platform: Platform) -> str:

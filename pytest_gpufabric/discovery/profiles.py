@@ -22,7 +22,7 @@ RULES: tuple[ProfileRule, ...] = (
                 lambda p: p.gpu_vendor == "amd" and p.deployment == "baremetal"),
     ProfileRule("h100-thor2-vmware", "NVIDIA HGX GPUs in a VMware guest",
                 lambda p: p.gpu_vendor == "nvidia" and p.deployment == "vmware"),
-    ProfileRule("hgx-h200-thor2", "NVIDIA HGX GPUs on bare metal",
+    ProfileRule("hgx-h100-thor2", "NVIDIA HGX H100/H200 GPUs on bare metal",
                 lambda p: p.gpu_vendor == "nvidia" and p.deployment == "baremetal"),
     ProfileRule("lab-linux", "plain Linux hosts without GPUs",
                 lambda p: p.gpu_vendor == "none"),
