@@ -1,29 +1,83 @@
 #!/usr/bin/env bash
-# Installs the system packages the namespace lab needs (sshd, ssh, ip, ping, ps), only when missing.
-# Idempotent: runs `apt-get update` and `apt-get install` only if a package is not installed yet.
+# Installs every program the namespace lab starts and the acceptance checks run on its nodes (sshd, ssh,
+# ip, ping, ethtool, ...), only when missing, then checks each with `command -v`.
+# The programs and their Debian packages are listed once, in pytest_gpufabric/lab/system-tools.txt (the
+# lab's preflight reads the same file). Idempotent: apt-get runs only when something is missing.
 set -euo pipefail
 
-PACKAGES=(openssh-server openssh-client iproute2 iputils-ping procps)
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TOOLS_FILE="${ROOT}/pytest_gpufabric/lab/system-tools.txt"
+# Packages the project's tests need beyond the lab's programs (one package per entry).
+EXTRA_PACKAGES=()
+APT_LOCK_TIMEOUT_S="${APT_LOCK_TIMEOUT_S:-600}"
+export PATH="${PATH}:/usr/local/sbin:/usr/sbin:/sbin"
 
-missing=()
-for pkg in "${PACKAGES[@]}"; do
-    status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
-    if [[ "$status" != "install ok installed" ]]; then
-        missing+=("$pkg")
+say() { printf 'system-deps: %s\n' "$*"; }
+die() { printf 'system-deps: ERROR: %s\n' "$*" >&2; exit 1; }
+
+[ -r "${TOOLS_FILE}" ] || die "cannot read ${TOOLS_FILE}"
+declare -A PACKAGE_OF=()
+while read -r line; do
+    line="${line%%#*}"  # comments
+    read -r tool package rest <<< "${line}" || true
+    [ -n "${tool:-}" ] || continue
+    [ -n "${package}" ] && [ -z "${rest}" ] || die "${TOOLS_FILE}: expected 'PROGRAM PACKAGE', got: ${tool} ${package} ${rest}"
+    PACKAGE_OF["${tool}"]="${package}"
+done < "${TOOLS_FILE}"
+
+installed() { [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)" = "install ok installed" ]; }
+
+# Packages of programs that `command -v` does not find, and extra packages not installed.
+missing_packages() {
+    local tool package
+    for tool in "${!PACKAGE_OF[@]}"; do
+        command -v "${tool}" >/dev/null 2>&1 || printf '%s\n' "${PACKAGE_OF[${tool}]}"
+    done
+    for package in "${EXTRA_PACKAGES[@]}"; do
+        installed "${package}" || printf '%s\n' "${package}"
+    done
+}
+
+missing_tools() {
+    local tool
+    for tool in "${!PACKAGE_OF[@]}"; do
+        command -v "${tool}" >/dev/null 2>&1 || printf '%s (Debian package %s)\n' "${tool}" "${PACKAGE_OF[${tool}]}"
+    done | sort
+}
+
+apt_update() {
+    local attempt
+    for attempt in 1 2 3 4 5 6 7 8 9 10; do
+        if apt-get -o DPkg::Lock::Timeout="${APT_LOCK_TIMEOUT_S}" update -qq; then
+            return 0
+        fi
+        say "apt-get update failed (attempt ${attempt}; another package install may hold the lock); retrying in 10 s"
+        sleep 10
+    done
+    die "apt-get update kept failing; check the network and /etc/apt/sources.list*"
+}
+
+main() {
+    local packages=()
+    mapfile -t packages < <(missing_packages | sort -u)
+    if [ "${#packages[@]}" -eq 0 ]; then
+        say "all ${#PACKAGE_OF[@]} programs of the lab present"
+        return 0
     fi
-done
+    if [ "$(id -u)" -ne 0 ]; then
+        die "missing packages: ${packages[*]}; run this script as root (sudo $0), or: apt-get install --no-install-recommends ${packages[*]}"
+    fi
+    export DEBIAN_FRONTEND=noninteractive
+    say "installing with apt-get: ${packages[*]}"
+    apt_update
+    apt-get -o DPkg::Lock::Timeout="${APT_LOCK_TIMEOUT_S}" install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+    local still
+    still="$(missing_tools | paste -sd ',' - | sed 's/,/, /g')"
+    [ -z "${still}" ] || die "apt-get installed ${packages[*]} but these programs are still missing: ${still}"
+    local package
+    for package in "${packages[@]}"; do
+        say "installed ${package} ($(dpkg-query -W -f='${Version}' "${package}"))"
+    done
+}
 
-if [[ ${#missing[@]} -eq 0 ]]; then
-    echo "system dependencies present: ${PACKAGES[*]}"
-    exit 0
-fi
-
-if [[ $(id -u) -ne 0 ]]; then
-    echo "missing packages ${missing[*]}; run this script as root to install them" >&2
-    exit 1
-fi
-
-echo "installing: ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update
-apt-get install -y --no-install-recommends "${missing[@]}"
+main "$@"

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 from pathlib import Path
 
 from pytest_gpufabric.lab.errors import LabError, LabUnavailable
 from pytest_gpufabric.lab.lab import Lab
+from pytest_gpufabric.lab.stop import stop_signals_held
 from pytest_gpufabric.lab.sweep import remove_all, remove_lab, sweep_stale
 
 READY_LINE = "lab up"
@@ -20,7 +20,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
     up = commands.add_parser(
-        "up", help="build a lab, print its site.yaml, keep it until Ctrl-C / SIGTERM"
+        "up", help="build a lab, print its site.yaml, keep it until Ctrl-C / SIGTERM / SIGHUP"
     )
     up.add_argument("--nodes", type=int, default=4)
     up.add_argument("--rails", type=int, default=2)
@@ -76,21 +76,19 @@ def main(argv: list[str] | None = None) -> int:
 def _up(nodes: int, rails: int, inventory: Path | None, profile: str) -> int:
     with Lab(nodes=nodes, rails=rails) as lab:
         site = lab.write_inventory(inventory or lab.dir / "site.yaml", profile=profile)
-        print(
-            f"{READY_LINE}: id {lab.lab_id}, {nodes} nodes, {rails} rails, built in {lab.build_s:.2f} s"
-        )
-        print(f"site.yaml:   {site}")
-        print(f"ssh key:     {lab.ssh_key}")
-        print(f"known_hosts: {lab.known_hosts}")
-        for node in lab.nodes:
-            nics = ", ".join(f"{n.netdev}={n.ipv4}" for n in node.nics)
-            print(f"  {node.name}: ssh root@{node.mgmt_ip} ({nics})")
-        print("example:     " + " ".join(lab.ssh_argv(0, "hostname")))
-        print("Ctrl-C (or SIGTERM) removes the lab.", flush=True)
-        try:
-            while True:
-                signal.pause()
-        except KeyboardInterrupt:
-            pass
+        with stop_signals_held() as wait_for_stop:  # held before the ready line: no signal can be lost
+            print(
+                f"{READY_LINE}: id {lab.lab_id}, {nodes} nodes, {rails} rails, built in {lab.build_s:.2f} s"
+            )
+            print(f"site.yaml:   {site}")
+            print(f"ssh key:     {lab.ssh_key}")
+            print(f"known_hosts: {lab.known_hosts}")
+            for node in lab.nodes:
+                nics = ", ".join(f"{n.netdev}={n.ipv4}" for n in node.nics)
+                print(f"  {node.name}: ssh root@{node.mgmt_ip} ({nics})")
+            print("example:     " + " ".join(lab.ssh_argv(0, "hostname")))
+            print("Ctrl-C (or SIGTERM, SIGHUP) removes the lab.", flush=True)
+            received = wait_for_stop()
+        print(f"{received.name}: removing lab {lab.lab_id}", flush=True)
     print(f"lab {lab.lab_id} removed in {lab.teardown_s:.2f} s", flush=True)
     return 0

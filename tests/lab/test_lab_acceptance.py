@@ -16,7 +16,10 @@ from pathlib import Path
 import pytest
 
 from pytest_gpufabric.lab import Faults, Lab
+from pytest_gpufabric.lab.preflight import required_tools
+from pytest_gpufabric.transport.bounded import bounded_command
 from tests.lab.conftest import INSTALLER
+from tests.lab.programs import programs_of, recorded_commands, unlisted_programs
 from tests.lab.suite_run import (
     LIVE_CHECKS,
     SUITE,
@@ -219,6 +222,22 @@ def test_workers_give_the_same_verdicts_with_a_connection_per_worker(
             f"\nlab acceptance run wall time: -n 0 {serial.wall_s:.1f} s, -n 4 {parallel.wall_s:.1f} s; "
             f"SSH logins per node with -n 4: {logins}"
         )
+
+
+def test_every_program_the_run_started_is_in_the_preflight_list(
+    healthy: tuple[SuiteRun, Path, dict[str, int]],
+) -> None:
+    """The programs of every recorded command, as the transport ran it (bounded, through bash), are named
+    in the lab's preflight list (and so installed by tools/install-system-deps.sh); leaving any one of
+    them out of the list is caught."""
+    _, recording, _ = healthy
+    files = {path.stem: path.read_text() for path in sorted((recording / "nodes").glob("*.yaml"))}
+    commands = [bounded_command(command, 30) for command in recorded_commands(files)]
+    started = set().union(*map(programs_of, commands))
+    assert {"ethtool", "ip", "ping", "ssh", "env", "timeout", "bash"} <= started, sorted(started)
+    assert unlisted_programs(commands, required_tools()) == set()
+    for program in started:
+        assert unlisted_programs(commands, set(required_tools()) - {program}) == {program}
 
 
 def test_replay_of_a_live_recording_is_identical_and_offline(

@@ -111,8 +111,8 @@ def test_an_interrupted_cli_lab_removes_itself(
         assert (
             len(pids) >= 2
         )  # one sshd per node (and maybe the child serving the readiness probe)
-        child.send_signal(sig)
-        child.wait(timeout=CLI_TIMEOUT_S)
+        child.send_signal(sig)  # at once: the CLI holds its stop signals before it announces the lab
+        assert child.wait(timeout=CLI_TIMEOUT_S) == 0
     _assert_gone(lab_id, pids)
 
 
