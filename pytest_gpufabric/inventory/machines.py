@@ -272,7 +272,7 @@ def read_node(reader: Reader, node: yaml.Node, location: str, defaults: Defaults
         return None
     name = _required_string(reader, view, "name", rules.machine_name)
     _claim(scope.names, view, "name", name)
-    address = _required_string(reader, view, "address", rules.host)
+    address = _required_string(reader, view, "address", rules.machine_address)
     _claim(scope.addresses, view, "address", address, identity=None if address is None else rules.host_key(address))
     ssh = _ssh_config(defaults, _section(reader, view.get("ssh"), SSH_KEYS, _SSH_FIELDS))
     platform = _platform(reader, view, defaults)
@@ -325,7 +325,7 @@ def read_switch(
     name = _required_string(reader, view, "name", rules.machine_name)
     _claim(scope.names, view, "name", name)
     os_name = _required_string(reader, view, "os", rules.one_of(SWITCH_OSES))
-    address = _required_string(reader, view, "address", rules.host)
+    address = _required_string(reader, view, "address", rules.machine_address)
     _claim(scope.addresses, view, "address", address, identity=None if address is None else rules.host_key(address))
     ssh = _ssh_config(defaults, _section(reader, view.get("ssh"), SSH_KEYS, _SSH_FIELDS))
     return Switch(name, os_name, address, ssh)  # type: ignore[arg-type]

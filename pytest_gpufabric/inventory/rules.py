@@ -9,8 +9,10 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from ipaddress import IPv4Address, IPv4Interface, IPv6Address, ip_address
+from ipaddress import IPv4Address, IPv4Interface, IPv4Network, IPv6Address, ip_address
 
+THIS_NETWORK = IPv4Network("0.0.0.0/8")  # RFC 1122 3.2.1.3: "this host on this network", never a destination
+LIMITED_BROADCAST = IPv4Address("255.255.255.255")
 RESERVED_ROUTE_TABLES = frozenset({253, 254, 255})  # default, main, local
 ROUTE_TABLE_MAX = 4294967295
 
@@ -125,6 +127,30 @@ def host(text: str) -> str:
             "(expected e.g. 10.0.0.11, fd00::11 or node01.example.com)"
         )
     return text
+
+
+def machine_address(text: str) -> str:
+    """The address of one node or switch: a host (see ``host``) that is not an address of no machine or of
+    many, i.e. not unspecified (0.0.0.0, ::, 0.0.0.0/8: SSH to it reaches the controller itself), not the
+    broadcast address 255.255.255.255 and not multicast (224.0.0.0/4, ff00::/8); IPv4-mapped IPv6 alike."""
+    host(text)
+    try:
+        address = ip_address(text)
+    except ValueError:
+        return text  # a host name
+    if isinstance(address, IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    if address.is_unspecified:
+        kind = "the unspecified address (SSH to it reaches this machine)"
+    elif isinstance(address, IPv4Address) and address in THIS_NETWORK:
+        kind = f"in {THIS_NETWORK}, which means this machine"
+    elif address == LIMITED_BROADCAST:
+        kind = "the broadcast address"
+    elif address.is_multicast:
+        kind = "a multicast address"
+    else:
+        return text
+    raise Invalid(f"{text!r} is {kind}, not a machine's address (expected the address of one machine, e.g. 10.0.0.11)")
 
 
 def host_key(text: str) -> str:
