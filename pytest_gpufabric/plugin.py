@@ -74,6 +74,9 @@ def pytest_configure(config: pytest.Config) -> None:
     from pytest_gpufabric.scheduling.plugin import register as register_scheduling
 
     register_scheduling(config, config.stash[SESSION_KEY])
+    from pytest_gpufabric.switches.snapshots import register as register_switch_counters
+
+    register_switch_counters(config, config.stash[SESSION_KEY], lambda item: (_check_id(item), _target_of(item)[1]))
     if not _is_worker(config):
         config.pluginmanager.register(ResultsReporter(ResultsWriter(options.results_dir / "results.jsonl")), "gpufabric-results")
         config.pluginmanager.register(OutcomeReporting(), "gpufabric-outcomes")

@@ -6,6 +6,8 @@ from pytest_gpufabric.parsers import (
     bnxt_re_conf,
     cuda_samples,
     dmesg,
+    eos_config,
+    eos_show,
     esxcli,
     ethtool,
     gdrcopy,
@@ -27,12 +29,15 @@ from pytest_gpufabric.parsers import (
     ping,
     rdma,
     rocm_smi,
+    sonic_config_db,
+    sonic_show,
     sysctl,
     virt,
     vmware,
 )
 
 MODULES = (
-    bnxt_re_conf, cuda_samples, dmesg, esxcli, ethtool, gdrcopy, ibverbs, ip, kallsyms, kernel_cmdline, kmod, lspci, meminfo,
-    nccl_debug, nccl_tests, niccli, nvidia_smi, osu, packages, pci_path, perftest, ping, rdma, rocm_smi, sysctl, virt, vmware,
+    bnxt_re_conf, cuda_samples, dmesg, eos_config, eos_show, esxcli, ethtool, gdrcopy, ibverbs, ip, kallsyms,
+    kernel_cmdline, kmod, lspci, meminfo, nccl_debug, nccl_tests, niccli, nvidia_smi, osu, packages, pci_path, perftest,
+    ping, rdma, rocm_smi, sonic_config_db, sonic_show, sysctl, virt, vmware,
 )

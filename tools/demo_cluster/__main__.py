@@ -11,10 +11,12 @@ import yaml
 from pytest_gpufabric.recording import RecordingStore, Scrubber, create_recording
 from pytest_gpufabric.transport.base import CommandResult
 from tools.demo_cluster.outputs import all_builders
-from tools.demo_cluster.topology import NODES, DemoNode
+from tools.demo_cluster.switches import SWITCHES, cabling, host_ports
+from tools.demo_cluster.switches import eos, sonic
+from tools.demo_cluster.topology import NODES, DemoNode, DemoSlot
 
 DESCRIPTION = (
-    "SYNTHESIZED demo: a 4-node AMD Instinct MI300X + Broadcom Thor2 cluster and 2 VMware guests on HGX H100 whose outputs are built from the "
+    "SYNTHESIZED demo: a 4-node AMD Instinct MI300X + Broadcom Thor2 cluster, 2 VMware guests on HGX H100 and 3 leaf switches (EOS, SONiC) whose outputs are built from the "
     "sample outputs of the vendor documents, with injected faults. Not a capture of real hardware. "
     "Regenerate with: python -m tools.demo_cluster"
 )
@@ -54,13 +56,22 @@ def inventory(nodes: tuple[DemoNode, ...]) -> dict[str, object]:
                         "gpu": slot.index,
                         "gateway": f"192.168.{slot.index + 1}.254",
                         "route_table": 101 + slot.index,
+                        **_cabled(node, slot),
                     }
                     for slot in node.slots
                 ],
             }
             for node in nodes
         ],
+        "switches": [
+            {"name": s.name, "os": s.os, "address": s.address, "ssh": {"user": "admin"}} for s in SWITCHES
+        ],
     }
+
+
+def _cabled(node: DemoNode, slot: DemoSlot) -> dict[str, str]:
+    found = cabling(node, slot)
+    return {"switch": found[0].name, "switch_port": found[1]} if found else {}
 
 
 def write_demo(target: Path) -> int:
@@ -79,6 +90,12 @@ def write_demo(target: Path) -> int:
         for command, (stdout, exit_code) in build(node).items()
     ]
     store.add_many(results)
+    builders = {"arista": eos.build, "sonic": sonic.build}
+    for switch in SWITCHES:
+        for item, outputs in builders[switch.os](switch, host_ports(switch, NODES)).items():
+            episodes = [CommandResult(switch.name, command, stdout, "", code, 0.01) for command, (stdout, code) in outputs.items()]
+            store.add_many(episodes, item)
+            results += episodes
     return len(results)
 
 

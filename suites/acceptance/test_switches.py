@@ -1,0 +1,190 @@
+"""Leaf switches (catalog SW-*) and the NIC <-> switch consistency of each cabled port (NSW-*)."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_gpufabric.checks.qos import ConfQos, conf_qos
+from pytest_gpufabric.checks.switches import (
+    ecn_marking,
+    nic_side,
+    port_config,
+    port_status,
+    qos_intent,
+    switch_config,
+    watchdog,
+)
+from pytest_gpufabric.commands import sh
+from pytest_gpufabric.context import CheckContext
+from pytest_gpufabric.parsers.bnxt_re_conf import parse_bnxt_re_conf
+from pytest_gpufabric.parsers.ip import parse_ip_link
+from pytest_gpufabric.parsers.sysctl import parse_proc_sys_int
+from pytest_gpufabric.switches.commands import reads_for
+from pytest_gpufabric.switches.snapshots import PLUGIN_NAME
+from pytest_gpufabric.targets import SwitchPortTarget, SwitchTarget
+
+CC_MODE_MARKING = {1: "probabilistic", 0: "deterministic"}  # bnxt_re cc_mode: 1 DCQCN-P, 0 DCQCN-D (S3)
+
+
+def _source(switch_port: SwitchPortTarget, fact: str) -> str:
+    reads = reads_for(switch_port.switch.name, switch_port.switch.os)
+    command = reads.config[0] if fact == "config" else reads.status[0]
+    return f"{switch_port.id} (`{command}`)"
+
+
+def _nic_conf(switch_port: SwitchPortTarget, gpufabric: CheckContext) -> ConfQos:
+    result = gpufabric.run(switch_port.node.name, "cat /etc/bnxt_re/bnxt_re.conf", cached=True)
+    return conf_qos(gpufabric.parse(parse_bnxt_re_conf, result))
+
+
+@pytest.mark.check("SW-001")
+def test_pfc_no_drop_on_roce_priority(switch_port: SwitchPortTarget, gpufabric: CheckContext) -> None:
+    port = port_config(gpufabric, switch_port.switch, switch_port.port)
+    roce_pri = qos_intent(gpufabric.profile).roce_pri
+    no_drop = ",".join(map(str, sorted(port.no_drop_priorities))) or "none"
+    gpufabric.expect_each([
+        ("pfc_enabled", port.pfc_enabled, None, f"no-drop priorities: {no_drop}"),
+        ("roce_priority_no_drop", roce_pri in port.no_drop_priorities, None,
+         f"RoCE priority {roce_pri} (profile DRV-009.roce_pri); no-drop priorities: {no_drop}"),
+    ])
+
+
+@pytest.mark.check("SW-002")
+def test_ecn_on_roce_queue(switch_port: SwitchPortTarget, gpufabric: CheckContext) -> None:
+    port = port_config(gpufabric, switch_port.switch, switch_port.port)
+    queue = qos_intent(gpufabric.profile).roce_pri
+    ecn = port.ecn_on(queue)
+    marking = ecn_marking(ecn.min_threshold_bytes, ecn.max_threshold_bytes, ecn.max_mark_probability) if ecn else "off"
+    detail = (f"tx-queue {queue}: min {ecn.min_threshold_bytes} B, max {ecn.max_threshold_bytes} B, "
+              f"max mark probability {ecn.max_mark_probability}%" if ecn else f"no ECN on queue {queue}")
+    gpufabric.expect_each([("roce_queue_ecn", ecn is not None, None, detail), ("marking", marking, None, detail)])
+
+
+@pytest.mark.check("SW-003")
+def test_dscp_classification(switch: SwitchTarget, gpufabric: CheckContext, host_ports: tuple[str, ...]) -> None:
+    config = switch_config(gpufabric, switch.switch)
+    intent = qos_intent(gpufabric.profile)
+    values = []
+    for name in host_ports:
+        port = config.port(name)
+        if port is None:
+            gpufabric.require(None, f"port {name} (from the inventory) in the configuration of {switch.id}")
+            return
+        where = f"{switch.id}/{name}"
+        values += [
+            ("dscp_trusted", port.dscp_trusted, where, ""),
+            ("roce_dscp_class", port.dscp_to_tc.get(intent.roce_dscp), where, f"DSCP {intent.roce_dscp} (profile DRV-009.roce_dscp)"),
+            ("cnp_dscp_class", port.dscp_to_tc.get(intent.cnp_dscp), where, f"DSCP {intent.cnp_dscp} (profile DRV-009.cnp_dscp)"),
+        ]
+    gpufabric.expect_each([(n, "untrusted" if v is None else v, w, d) for n, v, w, d in values])
+
+
+@pytest.mark.check("SW-004")
+def test_port_mtu(switch_port: SwitchPortTarget, gpufabric: CheckContext) -> None:
+    status = port_status(gpufabric, switch_port.switch, switch_port.port)
+    mtu = status.mtu if status.mtu is not None else port_config(gpufabric, switch_port.switch, switch_port.port).mtu
+    gpufabric.expect("mtu", gpufabric.require(mtu, f"MTU of {switch_port.id}"))
+
+
+@pytest.mark.check("SW-005")
+def test_pfc_watchdog(switch: SwitchTarget, gpufabric: CheckContext) -> None:
+    found = watchdog(gpufabric, switch.switch)
+    if found is None:
+        gpufabric.expect("watchdog_enabled", False, detail="no PFC watchdog configured")
+        return
+    detail = f"timeout {found.timeout_ms} ms, recovery {found.recovery_ms} ms, polling {found.polling_ms} ms"
+    gpufabric.expect_each([("watchdog_enabled", found.enabled, None, detail),
+                           ("action", found.action or "not shown", None, detail)])
+
+
+@pytest.mark.check("SW-006")
+def test_host_port_link(switch_port: SwitchPortTarget, gpufabric: CheckContext) -> None:
+    status = port_status(gpufabric, switch_port.switch, switch_port.port)
+    config = port_config(gpufabric, switch_port.switch, switch_port.port)
+    nic_speed = switch_port.nic.speed_gbps
+    speed = gpufabric.require(status.speed_gbps, f"speed of {switch_port.id}")
+    fec = status.fec or config.fec
+    values = [
+        ("oper_up", status.oper_up, None, ""),
+        ("speed_differs_from_nic", speed != nic_speed, None, f"port {speed:g} Gb/s, {switch_port.node.name}/{switch_port.nic.name} {nic_speed} Gb/s (inventory)"),
+        ("fec", gpufabric.require(fec, f"FEC of {switch_port.id}"), None, ""),
+    ]
+    if switch_port.switch.os != "sonic":  # SONiC has no IEEE 802.3x pause setting (no field in its PORT table)
+        values.append(("link_pause", gpufabric.require(config.link_pause, f"flowcontrol of {switch_port.id}"), None, ""))
+    gpufabric.expect_each(values)
+
+
+@pytest.mark.check("SW-007")
+def test_no_pause_storm_or_drops(switch_port: SwitchPortTarget, gpufabric: CheckContext, request: pytest.FixtureRequest) -> None:
+    snapshots = request.config.pluginmanager.get_plugin(PLUGIN_NAME)
+    before, after, outputs = snapshots.deltas(switch_port.switch.name, switch_port.port)
+    gpufabric.commands.extend(outputs)  # the evidence: the switch's counters before and after the traffic tests
+
+    def delta(field: str) -> int | None:
+        first, last = getattr(before, field), getattr(after, field)
+        return None if first is None or last is None else last - first
+
+    pfc = f"PFC frames received {delta('pfc_rx')}, sent {delta('pfc_tx')} during the traffic tests"
+    discards = [d for d in (delta("in_discards"), delta("out_discards")) if d is not None]
+    values = [("discards_delta", gpufabric.require(sum(discards) if discards else None, f"discard counters of {switch_port.id}"),
+               None, pfc)]
+    storms = delta("watchdog_storms")
+    if storms is not None:
+        values.append(("watchdog_storms_delta", storms, None, pfc))
+    gpufabric.expect_each(values)
+
+
+@pytest.mark.check("NSW-001")
+def test_nic_priority_no_drop_on_its_port(switch_port: SwitchPortTarget, gpufabric: CheckContext) -> None:
+    conf = _nic_conf(switch_port, gpufabric)
+    port = port_config(gpufabric, switch_port.switch, switch_port.port)
+    no_drop = ",".join(map(str, sorted(port.no_drop_priorities))) or "none"
+    gpufabric.expect("nic_priority_no_drop", conf.roce_pri in port.no_drop_priorities, detail=(
+        f"NIC {nic_side(switch_port.node.name, switch_port.nic.name, 'bnxt_re.conf')}: ROCE_PRI={conf.roce_pri}; "
+        f"switch {_source(switch_port, 'config')}: no-drop priorities {no_drop}"))
+
+
+@pytest.mark.check("NSW-002")
+def test_nic_dscp_classes_on_its_port(switch_port: SwitchPortTarget, gpufabric: CheckContext) -> None:
+    conf = _nic_conf(switch_port, gpufabric)
+    port = port_config(gpufabric, switch_port.switch, switch_port.port)
+    roce_tc, cnp_tc = port.dscp_to_tc.get(conf.roce_dscp), port.dscp_to_tc.get(conf.cnp_dscp)
+    nic = nic_side(switch_port.node.name, switch_port.nic.name, "bnxt_re.conf")
+    switch = _source(switch_port, "config")
+    gpufabric.expect_each([
+        ("roce_dscp_in_nic_priority_class", roce_tc == conf.roce_pri, None,
+         f"NIC {nic}: ROCE_DSCP={conf.roce_dscp} on priority {conf.roce_pri}; switch {switch}: DSCP {conf.roce_dscp} -> "
+         f"traffic class {roce_tc if roce_tc is not None else 'none (DSCP not trusted)'}"),
+        ("cnp_dscp_in_own_class", cnp_tc is not None and cnp_tc != roce_tc, None,
+         f"NIC {nic}: CNP_DSCP={conf.cnp_dscp} on priority {conf.cnp_pri}; switch {switch}: DSCP {conf.cnp_dscp} -> "
+         f"traffic class {cnp_tc if cnp_tc is not None else 'none (DSCP not trusted)'} (RoCE class {roce_tc})"),
+    ])
+
+
+@pytest.mark.check("NSW-003")
+def test_port_mtu_fits_nic_mtu(switch_port: SwitchPortTarget, gpufabric: CheckContext) -> None:
+    netdev = switch_port.nic.netdev
+    links = gpufabric.parse(parse_ip_link, gpufabric.run(switch_port.node.name, sh("ip", "-o", "link", "show", "dev", netdev)))
+    nic_mtu = gpufabric.require(links.get(netdev), f"interface {netdev} of {switch_port.node.name}").mtu
+    status = port_status(gpufabric, switch_port.switch, switch_port.port)
+    port_mtu = gpufabric.require(status.mtu, f"MTU of {switch_port.id}")
+    gpufabric.expect("port_mtu_above_nic_mtu", port_mtu - nic_mtu, detail=(
+        f"switch {_source(switch_port, 'status')}: MTU {port_mtu}; "
+        f"NIC {nic_side(switch_port.node.name, netdev, 'ip link')}: MTU {nic_mtu}"))
+
+
+@pytest.mark.check("NSW-004")
+def test_ecn_matches_nic_congestion_control(switch_port: SwitchPortTarget, gpufabric: CheckContext) -> None:
+    path = f"/sys/kernel/config/bnxt_re/{switch_port.nic.name}/ports/1/cc/cc_mode"
+    result = gpufabric.run(switch_port.node.name, sh("cat", path))
+    if result.exit_code != 0:
+        gpufabric.require(None, f"{path} on {switch_port.node.name} (configfs entry absent)")
+    cc_mode = gpufabric.parse(parse_proc_sys_int, result)
+    wanted = CC_MODE_MARKING.get(cc_mode, f"unknown cc_mode {cc_mode}")
+    port = port_config(gpufabric, switch_port.switch, switch_port.port)
+    queue = _nic_conf(switch_port, gpufabric).roce_pri
+    ecn = port.ecn_on(queue)
+    marking = ecn_marking(ecn.min_threshold_bytes, ecn.max_threshold_bytes, ecn.max_mark_probability) if ecn else "off"
+    gpufabric.expect("switch_marking_matches_nic", marking == wanted, detail=(
+        f"NIC {nic_side(switch_port.node.name, switch_port.nic.name, path)}: cc_mode {cc_mode} expects {wanted} marking; "
+        f"switch {_source(switch_port, 'config')}: queue {queue} marking {marking}"))
