@@ -8,12 +8,13 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from ipaddress import IPv4Network
 
+from pytest_gpufabric.discovery.cabling import Cabling
 from pytest_gpufabric.discovery.pairing import pair_nic
 from pytest_gpufabric.discovery.probe import FoundNic, NodeFacts
 from pytest_gpufabric.discovery.profiles import best_profile
 from pytest_gpufabric.discovery.rails import minority_subnets, rail_numbers
 from pytest_gpufabric.discovery.targets import fold
-from pytest_gpufabric.inventory.model import Gpu, Nic, Node, Platform, SshConfig
+from pytest_gpufabric.inventory.model import Gpu, Nic, Node, Platform, SshConfig, Switch
 from pytest_gpufabric.inventory.placeholders import placeholder_pci
 
 CommentKey = tuple[str, ...]  # (node,), (node, field), (node, nic, field)
@@ -46,6 +47,7 @@ class DiscoveredSite:
     profile: str
     platform: Platform
     nodes: tuple[Node, ...]
+    switches: tuple[Switch, ...]
     comments: dict[CommentKey, str]
     findings: list[Finding]
 
@@ -78,6 +80,7 @@ class _Assembler:
         self.installed = installed
         self.comments: dict[CommentKey, str] = {}
         self.findings: list[Finding] = []
+        self.cabling = Cabling(declared.ssh)
         subnets = {f.name: [s for nic in f.nics if (s := _nic_subnet(nic)) is not None] for f in facts}
         self.rails = rail_numbers(subnets)
         for node, rare in minority_subnets(subnets).items():
@@ -92,8 +95,10 @@ class _Assembler:
         self._count_findings("NICs", [len(f.nics) for f in self.facts])
         self._name_findings()
         nodes = tuple(self._node(f, p, platform, profile) for f, p in zip(self.facts, platforms))
+        self.findings += [Finding(node, message) for node, message in self.cabling.conflicts]
+        switches = tuple(self.cabling.switches[name] for name in sorted(self.cabling.switches))
         return DiscoveredSite(
-            self.declared.site, self.declared.transport, self.declared.ssh, profile, platform, nodes,
+            self.declared.site, self.declared.transport, self.declared.ssh, profile, platform, nodes, switches,
             self.comments, self.findings,
         )  # fmt: skip
 
@@ -139,7 +144,7 @@ class _Assembler:
         usable = [nic for nic in facts.nics if self._usable(facts.name, nic)]
         self._shared_subnets(facts.name, usable)
         ordered = sorted(usable, key=lambda nic: (self.rails[_nic_subnet(nic)], nic.name))  # type: ignore[index]
-        nics = tuple(self._nic(facts.name, nic, position, paths) for position, nic in enumerate(ordered, start=1))
+        nics = tuple(self._nic(facts, nic, position, paths) for position, nic in enumerate(ordered, start=1))
         return Node(
             name=facts.name, address=facts.address, ssh=self.declared.ssh,
             platform=platform, gpus=gpus, nics=nics, profile=own_profile,
@@ -160,8 +165,11 @@ class _Assembler:
             self.comments[(node, "skipped", nic.name)] = f"{nic.name} ({nic.netdev}) not written: {missing}"
         return not missing
 
-    def _nic(self, node: str, nic: FoundNic, position: int, gpu_paths: Mapping[int, object]) -> Nic:
+    def _nic(self, facts: NodeFacts, nic: FoundNic, position: int, gpu_paths: Mapping[int, object]) -> Nic:
+        node = facts.name
         key = (node, nic.name)
+        cable = self.cabling.cable(facts, nic)
+        self.comments[(*key, "switch" if cable.switch is None else "switch_port")] = cable.comment
         pairing = pair_nic(nic.path, gpu_paths)  # type: ignore[arg-type]
         if gpu_paths or nic.path is not None:
             self.comments[(*key, "gpu")] = pairing.reason
@@ -181,6 +189,7 @@ class _Assembler:
         return Nic(
             name=nic.name, netdev=nic.netdev, ipv4=nic.addresses[0], pci=pci, speed_gbps=nic.speed_gbps,  # type: ignore[arg-type]
             rail=self.rails[nic.addresses[0].network], gpu=pairing.gpu, gateway=nic.gateway, route_table=nic.route_table,
+            switch=cable.switch, switch_port=cable.port,
         )  # fmt: skip
 
 

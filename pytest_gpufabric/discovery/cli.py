@@ -60,6 +60,8 @@ def add_discover_parser(sub: argparse._SubParsersAction) -> None:  # type: ignor
     parser.add_argument("--platform", action="append", default=[], metavar="KEY=VALUE",
                         help="declare a platform value the nodes cannot show (gpu_vendor, gpu_model, nic_vendor, deployment)")  # fmt: skip
     parser.add_argument("--workers", type=int, default=16, help="nodes read at once (default 16)")
+    parser.add_argument("--no-lldp", dest="lldp", action="store_false",
+                        help="do not ask LLDP (lldpctl) for switch and port; they are left to fill in")  # fmt: skip
     parser.add_argument("--thresholds-dir", type=Path, default=default_thresholds_dir(Path.cwd()))
     parser.set_defaults(func=run_discover)
 
@@ -122,7 +124,9 @@ def run_discover(args: argparse.Namespace) -> int:
     transport = discovery_transport(args, targets, ssh)
     started = time.monotonic()
     try:
-        outcomes = discover_nodes(targets, transport, workers=args.workers, timeout_s=args.timeout, progress=print_progress)
+        outcomes = discover_nodes(
+            targets, transport, workers=args.workers, timeout_s=args.timeout, lldp=args.lldp, progress=print_progress
+        )
     finally:
         transport.close()
     found = [outcome.facts for outcome in outcomes if outcome.facts is not None]
@@ -165,7 +169,7 @@ def run_baseline(args: argparse.Namespace) -> int:
     transport = discovery_transport(args, [target], ssh)
     try:
         reader = NodeReader(transport, target.name, args.timeout)
-        facts = probe_node(transport, target.name, target.address, args.timeout)
+        facts = probe_node(transport, target.name, target.address, args.timeout, lldp=False)
         readings = read_baseline(reader, facts)
     except TransportError as exc:
         print(f"{target.name}: FAILED ({exc.reason})", file=sys.stderr)

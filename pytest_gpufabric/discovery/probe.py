@@ -8,13 +8,14 @@ the rest of the node is still read; an output that cannot be parsed fails the no
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from ipaddress import IPv4Address, IPv4Interface
 
 from pytest_gpufabric.commands import sh
 from pytest_gpufabric.discovery.node_reader import NodeReader
 from pytest_gpufabric.parsers.ethtool import parse_ethtool, parse_ethtool_driver
 from pytest_gpufabric.parsers.ip import Rule, parse_ip_addr, parse_ip_route, parse_ip_rule
+from pytest_gpufabric.parsers.lldp import LldpNeighbor, parse_lldpctl_keyvalue
 from pytest_gpufabric.parsers.lspci import parse_lspci
 from pytest_gpufabric.parsers.nvidia_smi import parse_nvidia_smi_query
 from pytest_gpufabric.parsers.pci_path import PciDevicePath
@@ -30,6 +31,7 @@ AMD_GPUS = "rocm-smi --showbus"
 NVIDIA_GPUS = "nvidia-smi --query-gpu=index,pci.bus_id,name --format=csv"
 LSPCI = "lspci -vvv"
 DETECT_VIRT = "systemd-detect-virt"
+LLDP_NEIGHBORS = "lldpctl -f keyvalue"
 RESERVED_TABLES = frozenset({"main", "local", "default", "253", "254", "255"})
 BROADCOM_DRIVERS = frozenset({"bnxt_en", "bnxt_re"})
 GPU_MODEL = re.compile(r"^(MI\d+[A-Z]*|[A-Z]{1,2}\d{2,3}[A-Z]*)$")
@@ -60,6 +62,7 @@ class FoundNic:
     driver: str | None
     route_table: int | None = None
     gateway: IPv4Address | None = None
+    neighbor: LldpNeighbor | None = None  # what LLDP says is at the other end of the cable
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,7 @@ class NodeFacts:
     gpus: tuple[FoundGpu, ...]
     nics: tuple[FoundNic, ...]
     notes: tuple[str, ...] = ()
+    lldp_answered: bool = False
 
 
 def gpu_model_from(text: str) -> str | None:
@@ -101,6 +105,11 @@ def _source_tables(rules: tuple[Rule, ...]) -> dict[IPv4Address, int]:
             continue
         tables.setdefault(network.network_address, int(rule.table))
     return tables
+
+
+def _lldp_neighbors(text: str) -> dict[str, LldpNeighbor]:
+    """lldpctl exits 0 and prints nothing when no neighbor is seen."""
+    return parse_lldpctl_keyvalue(text) if text.strip() else {}
 
 
 def _gpus(reader: NodeReader) -> tuple[str, dict[int, str], dict[int, str]]:
@@ -155,16 +164,19 @@ def _nic(reader: NodeReader, name: str, netdev: str, rdma: bool, addrs: tuple[IP
     )  # fmt: skip
 
 
-def probe_node(transport: Transport, name: str, address: str, timeout_s: float = 60.0) -> NodeFacts:
-    """Everything discovery needs from one node; raises TransportError / ParseError when it cannot."""
+def probe_node(transport: Transport, name: str, address: str, timeout_s: float = 60.0, *, lldp: bool = True) -> NodeFacts:
+    """Everything discovery needs from one node; raises TransportError / ParseError when it cannot.
+    ``lldp=False`` does not ask lldpctl (switch and port are then left to the user)."""
     reader = NodeReader(transport, name, timeout_s)
     addresses = reader.answer(IPV4_ADDRESSES, parse_ip_addr)
     by_netdev = {} if addresses is None else {entry.name: entry.ipv4 for entry in addresses.interfaces}
     tables = _source_tables(reader.answer(IP_RULES, parse_ip_rule) or ())
+    neighbors = reader.answer(LLDP_NEIGHBORS, _lldp_neighbors) if lldp else None
     nics = tuple(
-        _nic(reader, nic_name, netdev, rdma, by_netdev.get(netdev, ()), tables)
+        replace(_nic(reader, nic_name, netdev, rdma, by_netdev.get(netdev, ()), tables),
+                neighbor=None if neighbors is None else neighbors.get(netdev))
         for nic_name, netdev, rdma in _candidates(reader, tables, by_netdev)
-    )
+    )  # fmt: skip
     vendor, buses, names = _gpus(reader)
     gpus = tuple(FoundGpu(index, bdf, reader.pci_path(bdf)) for index, bdf in sorted(buses.items()))
     if vendor == "amd":
@@ -180,5 +192,5 @@ def probe_node(transport: Transport, name: str, address: str, timeout_s: float =
         nic_vendor="broadcom" if drivers and drivers <= BROADCOM_DRIVERS else "other",
         virtualization=virt,
     )
-    return NodeFacts(name, address, platform, gpus, nics, tuple(reader.notes))
+    return NodeFacts(name, address, platform, gpus, nics, tuple(reader.notes), lldp_answered=neighbors is not None)
 

@@ -23,10 +23,10 @@ class NodeOutcome:
     seconds: float
 
 
-def _one(transport: Transport, target: Target, timeout_s: float) -> NodeOutcome:
+def _one(transport: Transport, target: Target, timeout_s: float, lldp: bool) -> NodeOutcome:
     started = time.monotonic()
     try:
-        facts = probe_node(transport, target.name, target.address, timeout_s)
+        facts = probe_node(transport, target.name, target.address, timeout_s, lldp=lldp)
     except GpufabricError as exc:
         reason = getattr(exc, "reason", None) or str(exc)
         return NodeOutcome(target, None, reason, round(time.monotonic() - started, 2))
@@ -39,11 +39,12 @@ def discover_nodes(
     *,
     workers: int = 16,
     timeout_s: float = 60.0,
+    lldp: bool = True,
     progress: Callable[[NodeOutcome], None] = lambda outcome: None,
 ) -> list[NodeOutcome]:
     """Every target's outcome, in the targets' order; ``progress`` hears of each node when it is done."""
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(targets)))) as pool:
-        futures = {pool.submit(_one, transport, target, timeout_s): i for i, target in enumerate(targets)}
+        futures = {pool.submit(_one, transport, target, timeout_s, lldp): i for i, target in enumerate(targets)}
         outcomes: dict[int, NodeOutcome] = {}
         for future in as_completed(futures):
             outcomes[futures[future]] = outcome = future.result()

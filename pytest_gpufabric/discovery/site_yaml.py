@@ -90,4 +90,12 @@ def render_site(site: DiscoveredSite, header: str) -> str:
     ]
     for node in site.nodes:
         lines += list(_node_lines(site, node))
+    if site.switches:
+        lines.append("switches:  # from LLDP; reached with defaults.ssh unless a switch has its own ssh section")
+        for switch in site.switches:
+            lines += [
+                _line("- ", "name", switch.name),
+                _line("  ", "os", switch.os, "from its LLDP system description"),
+                _line("  ", "address", switch.address, "its LLDP management address"),
+            ]
     return "\n".join(lines) + "\n"

@@ -16,6 +16,7 @@ from pytest_gpufabric.parsers import (
     kallsyms,
     kernel_cmdline,
     kmod,
+    lldp,
     lspci,
     meminfo,
     nccl_debug,
@@ -38,6 +39,6 @@ from pytest_gpufabric.parsers import (
 
 MODULES = (
     bnxt_re_conf, cuda_samples, dmesg, eos_config, eos_show, esxcli, ethtool, gdrcopy, ibverbs, ip, kallsyms,
-    kernel_cmdline, kmod, lspci, meminfo, nccl_debug, nccl_tests, niccli, nvidia_smi, osu, packages, pci_path, perftest,
-    ping, rdma, rocm_smi, sonic_config_db, sonic_show, sysctl, virt, vmware,
+    kernel_cmdline, kmod, lldp, lspci, meminfo, nccl_debug, nccl_tests, niccli, nvidia_smi, osu, packages, pci_path,
+    perftest, ping, rdma, rocm_smi, sonic_config_db, sonic_show, sysctl, virt, vmware,
 )

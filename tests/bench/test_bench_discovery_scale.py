@@ -17,7 +17,7 @@ from pytest_gpufabric.commands import sh
 from pytest_gpufabric.discovery.assemble import Declared, assemble_site
 from pytest_gpufabric.discovery.node_reader import pci_path_command
 from pytest_gpufabric.discovery.probe import (
-    DETECT_VIRT, IP_RULES, IPV4_ADDRESSES, NVIDIA_GPUS, RDMA_LINKS, AMD_GPUS, route_table_command,
+    AMD_GPUS, DETECT_VIRT, IP_RULES, IPV4_ADDRESSES, LLDP_NEIGHBORS, NVIDIA_GPUS, RDMA_LINKS, route_table_command,
 )  # fmt: skip
 from pytest_gpufabric.discovery.runner import discover_nodes
 from pytest_gpufabric.discovery.site_yaml import render_site
@@ -41,6 +41,7 @@ def _node_outputs(n: int) -> dict[str, tuple[str, int]]:
         AMD_GPUS: ("bash: line 1: rocm-smi: command not found\n", 127),
         NVIDIA_GPUS: ("index, pci.bus_id, name\n" + "".join(f"{i}, 0000{_bdf(b).upper()}, NVIDIA H200\n" for i, b in enumerate(GPU_BUSES)), 0),
         DETECT_VIRT: ("none\n", 1),
+        LLDP_NEIGHBORS: ("", 0),  # lldpd runs but sees no neighbor (as captured in fixtures/outputs/lldpctl-keyvalue)
         RDMA_LINKS: ("".join(f"link bnxt_re{r}/1 state ACTIVE physical_state LINK_UP netdev enp{GPU_BUSES[r] + 1}s0np0 \n" for r in range(RAILS)), 0),
         IPV4_ADDRESSES: ("".join(f"{r + 4}: enp{GPU_BUSES[r] + 1}s0np0    inet 10.{r}.{host}/16 brd 10.{r}.255.255 scope global enp{GPU_BUSES[r] + 1}s0np0\\       valid_lft forever preferred_lft forever\n" for r in range(RAILS)), 0),
         IP_RULES: ("0:\tfrom all lookup local\n" + "".join(f"{100 + r}:\tfrom 10.{r}.{host} lookup {101 + r}\n" for r in range(RAILS)) + "32766:\tfrom all lookup main\n", 0),

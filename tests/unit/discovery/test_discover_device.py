@@ -13,6 +13,7 @@ from pytest_gpufabric.discovery.site_yaml import render_site
 from pytest_gpufabric.inventory import SshConfig, load_inventory
 from pytest_gpufabric.recording import RecordingStore, RecordingTransport, RecordMode, Scrubber
 
+# recorded before discovery asked LLDP: replayed without it (lldp=False), as `gpufabric discover --no-lldp` does
 ROOT = Path(__file__).resolve().parents[3]
 DEVICE = ROOT / "recordings" / "device-h200-discovery"
 HGX_PROFILE = "hgx-h100-thor2"  # the bare-metal NVIDIA HGX profile (H100/H200 + Thor2)
@@ -23,7 +24,7 @@ def replay() -> RecordingTransport:
 
 
 def test_the_h200_gpu_is_found_and_the_missing_tools_are_named() -> None:
-    facts = probe_node(replay(), "h200", "localhost")
+    facts = probe_node(replay(), "h200", "localhost", lldp=False)
     assert [(gpu.index, gpu.pci, gpu.path.chain if gpu.path else None) for gpu in facts.gpus] == [
         (0, "0000:00:06.0", ("0000:00:06.0",))
     ]
@@ -33,7 +34,7 @@ def test_the_h200_gpu_is_found_and_the_missing_tools_are_named() -> None:
 
 
 def test_the_written_site_loads_with_the_bare_metal_nvidia_profile_and_flags_the_deployment(tmp_path: Path) -> None:
-    facts = probe_node(replay(), "h200", "localhost")
+    facts = probe_node(replay(), "h200", "localhost", lldp=False)
     site = assemble_site([facts], Declared("device", "local", SshConfig()), ["h100-thor2-vmware", HGX_PROFILE, "mi300x-thor2"])
     assert site.profile == HGX_PROFILE
     path = tmp_path / "site.yaml"
@@ -45,7 +46,7 @@ def test_the_written_site_loads_with_the_bare_metal_nvidia_profile_and_flags_the
 
 def test_baseline_reads_the_nvidia_driver_and_names_what_the_image_lacks() -> None:
     transport = replay()
-    facts = probe_node(transport, "h200", "localhost")
+    facts = probe_node(transport, "h200", "localhost", lldp=False)
     reader = NodeReader(transport, "h200", 60.0)
     readings = read_baseline(reader, facts)
     assert [(r.check, r.name, r.value) for r in readings] == [("DRV-008", "nvidia_driver", "580.159.04")]

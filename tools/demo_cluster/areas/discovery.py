@@ -1,6 +1,6 @@
 """Demo outputs that `gpufabric discover` reads besides the checks' own (rdma link, ip, ethtool, rocm-smi,
 lspci and the sysfs PCIe paths come from the other areas): the hypervisor, the NVIDIA GPU names and the
-tools a node does not have.
+tools a node does not have (no node runs lldpd: switch and port stay for the user to fill in).
 
 The PCIe paths (basics.py) follow the topology tables of the documents: S0 2.8.2 (NIC0 0000:1d:00.0 beside
 GPU0 0000:1c:00.0, NIC4 0000:9f:00.0 beside GPU4 0000:9e:00.0, "GPU0 is nearest to NIC0") and S1 Appendix E
@@ -20,13 +20,15 @@ def _not_installed(tool: str) -> tuple[str, int]:
 
 
 def build(node: DemoNode) -> Outputs:
+    lldp = {"lldpctl -f keyvalue": _not_installed("lldpctl")}
     if node.vmware:
         names = "index, pci.bus_id, name\n" + "".join(
             f"{s.index}, 0000{s.gpu.upper()}, NVIDIA H100 80GB HBM3\n" for s in node.slots
         )
         return {
+            **lldp,
             "systemd-detect-virt": ("vmware\n", 0),
             "rocm-smi --showbus": _not_installed("rocm-smi"),
             "nvidia-smi --query-gpu=index,pci.bus_id,name --format=csv": (names, 0),
         }
-    return {"systemd-detect-virt": ("none\n", 1)}
+    return {**lldp, "systemd-detect-virt": ("none\n", 1)}
