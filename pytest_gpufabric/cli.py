@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_gpufabric.catalog import load_catalog
-from pytest_gpufabric.discovery.cli import add_baseline_parser, add_discover_parser
+from pytest_gpufabric.discovery.baseline_cli import add_baseline_parser
+from pytest_gpufabric.discovery.cli import add_discover_parser
 from pytest_gpufabric.errors import GpufabricError
 from pytest_gpufabric.expectations import known_profiles
 from pytest_gpufabric.options import default_thresholds_dir

@@ -8,24 +8,14 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from pytest_gpufabric.discovery.assemble import Declared, assemble_site, node_platform
-from pytest_gpufabric.discovery.baseline import read_baseline, render_overrides
-from pytest_gpufabric.discovery.node_reader import NodeReader
-from pytest_gpufabric.discovery.probe import probe_node
-from pytest_gpufabric.discovery.profiles import best_profile
+from pytest_gpufabric.discovery.assemble import Declared, assemble_site
 from pytest_gpufabric.discovery.runner import NodeOutcome, discover_nodes
 from pytest_gpufabric.discovery.site_yaml import render_site
-from pytest_gpufabric.discovery.summary import baseline_table, summary_text
-from pytest_gpufabric.discovery.targets import (
-    Target,
-    checked_target,
-    expand_nodeset,
-    targets_from_hostfile,
-    targets_from_nodeset,
-)
+from pytest_gpufabric.discovery.summary import summary_text
+from pytest_gpufabric.discovery.targets import Target, targets_from_hostfile, targets_from_nodeset
 from pytest_gpufabric.discovery.transports import discovery_transport
-from pytest_gpufabric.errors import TransportError, UsageError
-from pytest_gpufabric.expectations import apply_site_overrides, known_profiles, load_profile
+from pytest_gpufabric.errors import UsageError
+from pytest_gpufabric.expectations import known_profiles
 from pytest_gpufabric.inventory import SshConfig, rules, validate_inventory_file
 from pytest_gpufabric.inventory.model import DEPLOYMENTS, GPU_VENDORS, NIC_VENDORS
 from pytest_gpufabric.options import default_thresholds_dir
@@ -148,50 +138,3 @@ def run_discover(args: argparse.Namespace) -> int:
     print(f"wrote {args.output} ({len(site.nodes)} nodes)" + ("; it does NOT validate yet (see above)" if problems else ""))
     return EXIT_FAIL if problems or len(found) < len(targets) else EXIT_OK
 
-
-def add_baseline_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    parser = sub.add_parser("baseline", help="write a known-good node's versions and settings as site overrides")
-    parser.add_argument("--from", dest="node", required=True, help="the known-good node (reached at its name)")
-    parser.add_argument("--address", help="address to reach it at, when not its name")
-    add_target_arguments(parser)
-    parser.add_argument("-o", "--output", type=Path, required=True, help="site overrides file to write")
-    parser.add_argument("--profile", help="profile to compare with (default: the best match of the node)")
-    parser.add_argument("--thresholds-dir", type=Path, default=default_thresholds_dir(Path.cwd()))
-    parser.set_defaults(func=run_baseline)
-
-
-def run_baseline(args: argparse.Namespace) -> int:
-    names = expand_nodeset(args.node)
-    if len(names) != 1:
-        raise UsageError(f"--from names one node, not {len(names)} ({args.node})")
-    target = checked_target(names[0], args.address or names[0], "--from")
-    ssh = ssh_config(args)
-    transport = discovery_transport(args, [target], ssh)
-    try:
-        reader = NodeReader(transport, target.name, args.timeout)
-        facts = probe_node(transport, target.name, target.address, args.timeout, lldp=False)
-        readings = read_baseline(reader, facts)
-    except TransportError as exc:
-        print(f"{target.name}: FAILED ({exc.reason})", file=sys.stderr)
-        return EXIT_FAIL
-    finally:
-        transport.close()
-    print(f"{target.name}: {len(readings)} values read", file=sys.stderr, flush=True)
-    directory = Path(args.thresholds_dir)
-    name = args.profile or best_profile(node_platform(facts, {}), known_profiles(directory)).profile
-    if name is None:
-        raise UsageError(f"no installed profile matches {target.name}'s platform; give --profile")
-    profile = load_profile(directory, name)
-    header = (
-        f"Site overrides read on {target.name} by `gpufabric baseline` (read-only), against profile {name}.\n"
-        "Merge the thresholds section into site.yaml: each value replaces the profile's for its check."
-    )
-    write_atomically(args.output, render_overrides(target.name, readings, profile, reader.notes, header))
-    overrides: dict[str, dict[str, object]] = {}
-    for reading in readings:
-        if reading.name in profile.expectations.get(reading.check, {}):
-            overrides.setdefault(reading.check, {})[reading.name] = reading.value
-    apply_site_overrides({name: profile}, overrides, str(args.output))  # the values must fit the profile's comparisons
-    print(baseline_table(readings, profile))
-    print(f"wrote {args.output} ({sum(len(v) for v in overrides.values())} overrides)")
-    return EXIT_OK

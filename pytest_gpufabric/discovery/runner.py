@@ -13,6 +13,9 @@ from pytest_gpufabric.errors import GpufabricError
 from pytest_gpufabric.transport.base import Transport
 
 
+INTERRUPTED = "interrupted before it was read"
+
+
 @dataclass(frozen=True)
 class NodeOutcome:
     """One node's discovery: its facts, or why there are none (unreachable, unreadable output)."""
@@ -42,11 +45,18 @@ def discover_nodes(
     lldp: bool = True,
     progress: Callable[[NodeOutcome], None] = lambda outcome: None,
 ) -> list[NodeOutcome]:
-    """Every target's outcome, in the targets' order; ``progress`` hears of each node when it is done."""
-    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(targets)))) as pool:
-        futures = {pool.submit(_one, transport, target, timeout_s, lldp): i for i, target in enumerate(targets)}
-        outcomes: dict[int, NodeOutcome] = {}
+    """Every target's outcome, in the targets' order; ``progress`` hears of each node when it is done.
+    Interrupted (Ctrl-C), the nodes not read yet are outcomes with the error "interrupted", so what was
+    read so far is still written; nodes being read finish their bounded commands first."""
+    pool = ThreadPoolExecutor(max_workers=max(1, min(workers, len(targets))))
+    futures = {pool.submit(_one, transport, target, timeout_s, lldp): i for i, target in enumerate(targets)}
+    outcomes: dict[int, NodeOutcome] = {}
+    try:
         for future in as_completed(futures):
             outcomes[futures[future]] = outcome = future.result()
             progress(outcome)
+    except KeyboardInterrupt:
+        pool.shutdown(wait=False, cancel_futures=True)
+        return [outcomes.get(i) or NodeOutcome(target, None, INTERRUPTED, 0.0) for i, target in enumerate(targets)]
+    pool.shutdown()
     return [outcomes[i] for i in range(len(targets))]

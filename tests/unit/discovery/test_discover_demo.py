@@ -11,7 +11,7 @@ import pytest
 from pytest_gpufabric.catalog import load_catalog
 from pytest_gpufabric.cli import main
 from pytest_gpufabric.discovery.assemble import Declared, DiscoveredSite, assemble_site
-from pytest_gpufabric.discovery.runner import discover_nodes
+from pytest_gpufabric.discovery.runner import INTERRUPTED, NodeOutcome, discover_nodes
 from pytest_gpufabric.discovery.site_yaml import render_site
 from pytest_gpufabric.discovery.targets import targets_from_nodeset
 from pytest_gpufabric.expectations import apply_site_overrides, known_profiles, load_profile
@@ -137,3 +137,18 @@ def test_baseline_leaves_out_what_the_nics_disagree_on(tmp_path: Path, capsys: p
     assert "DRV-004" not in text.split("# not read")[0]
     assert "#   DRV-004.firmware_version: the NICs disagree (234.0.145.0 on 7 NICs; 232.0.155.7 from `ethtool -i enp86s0np0`)" in text
     assert "rocm_core: 6.3.1.60301-48~22.04  # node01: `dpkg -l rocm-core`; within mi300x-thor2: version>= 6.3.1" in text
+
+
+def test_an_interrupted_discovery_keeps_the_nodes_read_so_far() -> None:
+    store = RecordingStore(DEMO, Scrubber())
+    replay = RecordingTransport(store, RecordMode.NONE)
+    seen: list[str] = []
+
+    def interrupt_after_first(outcome: NodeOutcome) -> None:
+        seen.append(outcome.target.name)
+        raise KeyboardInterrupt
+
+    outcomes = discover_nodes(targets_from_nodeset("node[01-06]"), replay, workers=1, progress=interrupt_after_first)
+    read = [o.target.name for o in outcomes if o.facts is not None]
+    assert read == seen == ["node01"]
+    assert {o.error for o in outcomes if o.facts is None} == {INTERRUPTED}
