@@ -34,6 +34,7 @@ class CheckContext:
     commands: list[CommandResult] = field(default_factory=list)
     measurements: list[Measurement] = field(default_factory=list)
     failure_hint: str | None = None  # the diagnosis shown with the failure (the check's own, else the catalog's)
+    parsed: dict[tuple[str, str, str], tuple[str, Any]] = field(default_factory=dict)  # the process's facts cache
 
     def run(self, node: str, command: str, *, timeout_s: float | None = None, cached: bool = False) -> CommandResult:
         """Run a read-only ``command`` on ``node``; ``cached`` reuses an identical earlier run in this process."""
@@ -41,8 +42,19 @@ class CheckContext:
         self.commands.append(result)
         return result
 
-    def parse(self, parse: Callable[[str], T], result: CommandResult) -> T:
-        """Parse a command's stdout; an unusable output is an error naming node and command."""
+    def parse(self, parse: Callable[[str], T], result: CommandResult, *, cached: bool = False) -> T:
+        """Parse a command's stdout; an unusable output is an error naming node and command. ``cached`` reuses
+        the facts this process already parsed from the same output (a switch's configuration, read by every
+        port's items)."""
+        key = (result.node, result.command, f"{parse.__module__}.{parse.__qualname__}")
+        if cached and key in self.parsed and self.parsed[key][0] == result.stdout:
+            return self.parsed[key][1]  # type: ignore[no-any-return]
+        facts = self._parse(parse, result)
+        if cached:
+            self.parsed[key] = (result.stdout, facts)
+        return facts
+
+    def _parse(self, parse: Callable[[str], T], result: CommandResult) -> T:
         try:
             return parse(result.stdout)
         except ParseError as exc:

@@ -186,7 +186,7 @@ def gpufabric(request: pytest.FixtureRequest) -> CheckContext:
         return session.run(node, command, timeout_s, cached, item.nodeid)
 
     profile = session.profile_for(getattr(target, "nodes", ()))
-    context = CheckContext(session.catalog.get(check_id), getattr(target, "id", item.name), profile, run)
+    context = CheckContext(session.catalog.get(check_id), getattr(target, "id", item.name), profile, run, parsed=session.parsed)
     item.stash[CONTEXT_KEY] = context
     return context
 

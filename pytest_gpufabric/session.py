@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pytest_gpufabric.catalog import Catalog
 from pytest_gpufabric.expectations import Profile
@@ -26,6 +26,7 @@ class FabricSession:
     command_timeout_s: float | None = None
     _transport: Transport | None = None
     _cache: dict[tuple[str, str], CommandResult] = field(default_factory=dict)
+    parsed: dict[tuple[str, str, str], tuple[str, Any]] = field(default_factory=dict)  # facts of cached outputs
 
     @property
     def profile(self) -> Profile:

@@ -38,7 +38,7 @@ def _parsed(gpufabric: CheckContext, switch: Switch, command: str, parse: Callab
     result = gpufabric.run(switch.name, command, cached=True)
     if result.exit_code != 0:
         raise MeasurementMissing(f"{switch.name}: `{command}` failed (exit {result.exit_code}): {result.stderr.strip()[:200]}")
-    return gpufabric.parse(parse, result)
+    return gpufabric.parse(parse, result, cached=True)
 
 
 def switch_config(gpufabric: CheckContext, switch: Switch) -> SwitchConfig:

@@ -36,6 +36,14 @@ DEFAULT_PATTERNS: tuple[str, ...] = (
     rf"""(?i)(?<![\w.-]){_SECRET_NAME}(?![\w.-])["']?[ \t]*[:=][ \t]*{_VALUE}""",
     # Credentials in URLs: scheme://user:PASSWORD@host.
     r"(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]+:(?P<secret>[^/\s@]+)@",
+    # Switch configurations (EOS and other industry-standard CLIs): username/enable secrets and passwords with
+    # their hash type, TACACS+/RADIUS keys, SNMP communities; Junos quoted secrets; SONiC's TACACS+ passkey.
+    r"(?im)^[ \t]*(?:username[ \t]+\S+[^\n]*?[ \t]|enable[ \t]+)(?:secret|password)[ \t]+"
+    r"(?:(?:sha512|md5|\d)[ \t]+)?(?P<secret>\S+)",
+    r"(?im)^[ \t]*(?:tacacs|radius)-server\b[^\n]*?[ \t]key[ \t]+(?:\d[ \t]+)?(?P<secret>\S+)",
+    r"(?im)^[ \t]*snmp-server[ \t]+community[ \t]+(?P<secret>\S+)",
+    r"(?i)\b(?:encrypted-password|authentication-key|secret)[ \t]+\"(?P<secret>[^\"\n]*)\"",
+    r'(?i)"passkey"[ \t]*:[ \t]*"(?P<secret>[^"\n]*)"',
 )
 
 

@@ -1,0 +1,46 @@
+"""Pure helpers of the switch checks: counter merging, ECN marking mode, the reads per switch OS."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_gpufabric.checks.switches import ecn_marking, merge_counters
+from pytest_gpufabric.errors import MeasurementMissing
+from pytest_gpufabric.switches.commands import READS, reads_for
+from pytest_gpufabric.switches.facts import PortCounters
+from pytest_gpufabric.switches.readonly import is_read_only
+
+
+def test_counters_of_several_outputs_merge_per_port() -> None:
+    merged = merge_counters([
+        {"Ethernet0": PortCounters("Ethernet0", in_discards=3, out_discards=None)},
+        {"Ethernet0": PortCounters("Ethernet0", pfc_rx=10, pfc_tx=4), "Ethernet8": PortCounters("Ethernet8", pfc_rx=1)},
+        {"Ethernet0": PortCounters("Ethernet0", watchdog_storms=0)},
+    ])
+    assert merged["Ethernet0"] == PortCounters("Ethernet0", 10, 4, 3, None, 0)
+    assert merged["Ethernet8"] == PortCounters("Ethernet8", pfc_rx=1)
+
+
+@pytest.mark.parametrize(("low", "high", "probability", "mode"), [
+    (1000 * 1024, 3000 * 1024, 20, "probabilistic"),  # S0 2.5.1
+    (500 * 1024, 1500 * 1024, 25, "probabilistic"),  # S3 probabilistic example
+    (256 * 1024, 256 * 1024, 100, "deterministic"),  # S3 deterministic example
+])
+def test_marking_modes_of_the_documents(low: int, high: int, probability: int, mode: str) -> None:
+    assert ecn_marking(low, high, probability) == mode
+
+
+@pytest.mark.parametrize(("low", "high", "probability"), [(300, 200, 20), (256, 256, 20), (None, 200, 20), (100, 200, None)])
+def test_other_markings_are_named_with_their_values(low: int | None, high: int | None, probability: int | None) -> None:
+    assert ecn_marking(low, high, probability).startswith("unclear (min ")
+
+
+def test_every_read_of_every_os_is_a_read_only_form() -> None:
+    for switch_os, reads in READS.items():
+        commands = [reads.config[0], reads.status[0], reads.watchdog[0], *(command for command, _ in reads.counters)]
+        assert all(is_read_only(switch_os, command) for command in commands), switch_os
+
+
+def test_an_os_without_parsers_is_a_missing_measurement() -> None:
+    with pytest.raises(MeasurementMissing, match="no parsers for juniper switches yet"):
+        reads_for("leaf9", "juniper")
