@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pytest_gpufabric.commands import sh
+from pytest_gpufabric.context import CheckContext
 from pytest_gpufabric.errors import MeasurementMissing
 from pytest_gpufabric.parsers.bnxt_re_conf import BnxtReConf
 from pytest_gpufabric.parsers.niccli import NicQos
+from pytest_gpufabric.parsers.sysctl import parse_proc_sys_int
 
 CONF_KEYS = ("ENABLE_FC", "FC_MODE", "ROCE_PRI", "ROCE_DSCP", "CNP_PRI", "CNP_DSCP", "ROCE_BW")
 ROCE_TC, CNP_TC, DEFAULT_TC = 1, 2, 0  # S0 2.5: RoCE in TC1, CNP in TC2, everything else TC0
@@ -85,3 +88,17 @@ def app_mismatches(qos: NicQos, want: ConfQos) -> list[str]:
 def map_mismatches(measured: dict[int, int | None], wanted: dict[int, int], what: str) -> list[str]:
     """``wanted`` key -> value pairs that ``measured`` does not have (e.g. DSCP -> priority)."""
     return [f"{what} {k} -> {measured.get(k)} (want {v})" for k, v in sorted(wanted.items()) if measured.get(k) != v]
+
+
+def cc_mode_path(rdma_device: str) -> str:
+    """The bnxt_re configfs entry of the NIC's congestion-control mode (S3; 1 = DCQCN-P, 0 = DCQCN-D)."""
+    return f"/sys/kernel/config/bnxt_re/{rdma_device}/ports/1/cc/cc_mode"
+
+
+def read_cc_mode(gpufabric: CheckContext, node: str, rdma_device: str) -> int:
+    """The NIC's cc_mode; an absent configfs entry is a missing measurement."""
+    path = cc_mode_path(rdma_device)
+    result = gpufabric.run(node, sh("cat", path))
+    if result.exit_code != 0:
+        gpufabric.require(None, f"{path} on {node} (configfs entry absent: create it as S3 documents, then rerun)")
+    return gpufabric.parse(parse_proc_sys_int, result)

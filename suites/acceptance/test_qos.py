@@ -9,10 +9,12 @@ from pytest_gpufabric.checks.qos import (
     ROCE_TC,
     ConfQos,
     app_mismatches,
+    cc_mode_path,
     conf_qos,
     map_mismatches,
     pfc_text,
     prio_map_mismatches,
+    read_cc_mode,
     tc_bandwidth,
     tsa_text,
 )
@@ -21,7 +23,6 @@ from pytest_gpufabric.context import CheckContext
 from pytest_gpufabric.parsers.bnxt_re_conf import parse_bnxt_re_conf
 from pytest_gpufabric.parsers.dmesg import parse_dmesg
 from pytest_gpufabric.parsers.niccli import NicQos, parse_niccli_dscp2prio, parse_niccli_pri2cos, parse_niccli_qos
-from pytest_gpufabric.parsers.sysctl import parse_proc_sys_int
 from pytest_gpufabric.targets import NicTarget
 
 UNCONFIGURED_HINT = (
@@ -121,8 +122,5 @@ def test_dscp_to_priority_map(nic: NicTarget, gpufabric: CheckContext) -> None:
 
 @pytest.mark.check("QOS-009")
 def test_congestion_control_mode(nic: NicTarget, gpufabric: CheckContext) -> None:
-    path = f"/sys/kernel/config/bnxt_re/{nic.nic.name}/ports/1/cc/cc_mode"
-    result = gpufabric.run(nic.node.name, sh("cat", path))
-    if result.exit_code != 0:
-        gpufabric.require(None, f"{path} (configfs entry absent: create it as S3 documents, then rerun)")
-    gpufabric.expect("cc_mode", gpufabric.parse(parse_proc_sys_int, result), detail=path)
+    cc_mode = read_cc_mode(gpufabric, nic.node.name, nic.nic.name)
+    gpufabric.expect("cc_mode", cc_mode, detail=cc_mode_path(nic.nic.name))

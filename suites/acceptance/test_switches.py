@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_gpufabric.checks.qos import ConfQos, conf_qos
+from pytest_gpufabric.checks.qos import ConfQos, cc_mode_path, conf_qos, read_cc_mode
 from pytest_gpufabric.checks.switches import (
     ecn_marking,
     nic_side,
@@ -18,7 +18,6 @@ from pytest_gpufabric.commands import sh
 from pytest_gpufabric.context import CheckContext
 from pytest_gpufabric.parsers.bnxt_re_conf import parse_bnxt_re_conf
 from pytest_gpufabric.parsers.ip import parse_ip_link
-from pytest_gpufabric.parsers.sysctl import parse_proc_sys_int
 from pytest_gpufabric.switches.commands import reads_for
 from pytest_gpufabric.switches.snapshots import PLUGIN_NAME
 from pytest_gpufabric.targets import SwitchPortTarget, SwitchTarget
@@ -175,11 +174,8 @@ def test_port_mtu_fits_nic_mtu(switch_port: SwitchPortTarget, gpufabric: CheckCo
 
 @pytest.mark.check("NSW-004")
 def test_ecn_matches_nic_congestion_control(switch_port: SwitchPortTarget, gpufabric: CheckContext) -> None:
-    path = f"/sys/kernel/config/bnxt_re/{switch_port.nic.name}/ports/1/cc/cc_mode"
-    result = gpufabric.run(switch_port.node.name, sh("cat", path))
-    if result.exit_code != 0:
-        gpufabric.require(None, f"{path} on {switch_port.node.name} (configfs entry absent)")
-    cc_mode = gpufabric.parse(parse_proc_sys_int, result)
+    cc_mode = read_cc_mode(gpufabric, switch_port.node.name, switch_port.nic.name)
+    path = cc_mode_path(switch_port.nic.name)
     wanted = CC_MODE_MARKING.get(cc_mode, f"unknown cc_mode {cc_mode}")
     port = port_config(gpufabric, switch_port.switch, switch_port.port)
     queue = _nic_conf(switch_port, gpufabric).roce_pri

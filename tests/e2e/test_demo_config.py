@@ -3,16 +3,14 @@ failure with measured, expected, source and hint; and no recorded command change
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from demo_run import replay_records
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "recordings" / "demo"
@@ -39,14 +37,7 @@ def catalog_ids() -> set[str]:
 
 @pytest.fixture(scope="module")
 def records(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
-    out = tmp_path_factory.mktemp("config")
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", *CONFIG_SUITES, f"--cluster={DEMO / 'site.yaml'}", f"--replay={DEMO}",
-         f"--gpufabric-results={out}", "-p", "no:cacheprovider", "-q", "-n", "0"],
-        cwd=REPO, capture_output=True, text=True, timeout=900, check=False,
-    )
-    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]  # completed, with the injected failures
-    return [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    return replay_records(CONFIG_SUITES, tmp_path_factory.mktemp("config"), workers=0)
 
 
 def test_every_check_in_scope_passes_and_fails_somewhere(records: list[dict[str, Any]]) -> None:

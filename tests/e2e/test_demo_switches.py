@@ -5,14 +5,13 @@ command is a configuration command."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from demo_run import replay_records
 
 from pytest_gpufabric.switches.readonly import is_read_only
 
@@ -28,14 +27,7 @@ def switch_check_ids() -> set[str]:
 
 @pytest.fixture(scope="module")
 def records(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
-    out = tmp_path_factory.mktemp("switches")
-    proc = subprocess.run(
-        [sys.executable, "-m", "pytest", *SUITES, f"--cluster={DEMO / 'site.yaml'}", f"--replay={DEMO}",
-         f"--gpufabric-results={out}", "-p", "no:cacheprovider", "-q", "-n", "2"],
-        cwd=REPO, capture_output=True, text=True, timeout=900, check=False,
-    )
-    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]  # completed, with the injected failures
-    return [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    return replay_records(SUITES, tmp_path_factory.mktemp("switches"), workers=2)
 
 
 def test_every_switch_check_passes_and_fails_somewhere(records: list[dict[str, Any]]) -> None:
