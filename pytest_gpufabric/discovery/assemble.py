@@ -186,6 +186,9 @@ class _Assembler:
             self.comments[(*key, "name")] = "no RDMA device: named after its interface"
         if nic.route_table is None:
             self.comments[(*key, "route_table")] = "no source-routing rule for its address"
+        elif nic.gateway is None:
+            self.comments[(*key, "gateway")] = f"no default route in table {nic.route_table}"
+            self.findings.append(Finding(node, f"{nic.name}: no default route in its table {nic.route_table}"))
         return Nic(
             name=nic.name, netdev=nic.netdev, ipv4=nic.addresses[0], pci=pci, speed_gbps=nic.speed_gbps,  # type: ignore[arg-type]
             rail=self.rails[nic.addresses[0].network], gpu=pairing.gpu, gateway=nic.gateway, route_table=nic.route_table,

@@ -71,6 +71,7 @@ def test_nodes_that_disagree_with_the_majority_are_listed(site: DiscoveredSite) 
     assert ("node03", "7 GPUs (most nodes have 8)") in messages
     assert ("node03", "bnxt_re5 and bnxt_re6 share the subnet 192.168.6.0/24 (one rail)") in messages
     assert ("node04", "NIC names differ from most nodes: rdmap[29,67,86,105,159,195,213,231]s0") in messages
+    assert ("node04", "rdmap86s0: no default route in its table 103") in messages
     assert ("node05", "platform differs from most nodes: nvidia H100, broadcom NICs, vmware") in messages
 
 
