@@ -91,10 +91,11 @@ def read_counters(run: RunFunc, switch: Switch, parse_output: Callable[[Callable
 
 
 def ecn_marking(queue_min: int | None, queue_max: int | None, probability: int | None) -> str:
-    """``probabilistic`` (DCQCN-P: min < max, probability below 100), ``deterministic`` (DCQCN-D: min == max,
-    100 %), else ``unclear`` with the values (S3 "ECN Configuration" examples)."""
-    if queue_min is not None and queue_max is not None and probability is not None:
-        if queue_min < queue_max and probability < 100:
+    """``probabilistic`` (DCQCN-P: marking ramps up between a minimum and a higher maximum threshold, S0 2.5),
+    ``deterministic`` (DCQCN-D: one threshold, every packet above it marked, S3 "ECN Configuration"), else
+    ``unclear`` with the values."""
+    if queue_min is not None and queue_max is not None and probability is not None and 0 < probability <= 100:
+        if queue_min < queue_max:
             return "probabilistic"
         if queue_min == queue_max and probability == 100:
             return "deterministic"

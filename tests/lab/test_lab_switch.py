@@ -73,15 +73,29 @@ def outcomes(results: Path, *args: str) -> dict[str, tuple[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def live_run(switches: SwitchLab, tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[str, Any]]:
+def live_work(switches: SwitchLab, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory with the live site (site.yaml) and the recording the live run made (recording/)."""
     work = tmp_path_factory.mktemp("live")
-    return outcomes(work, f"--cluster={live_site(switches, work / 'site.yaml')}")
+    live_site(switches, work / "site.yaml")
+    return work
+
+
+@pytest.fixture(scope="module")
+def live_run(live_work: Path) -> dict[str, tuple[str, Any]]:
+    return outcomes(live_work / "results", f"--cluster={live_work / 'site.yaml'}", f"--record={live_work / 'recording'}")
 
 
 def test_the_live_run_passes_the_same_checks_as_the_replay(live_run: dict[str, tuple[str, Any]], tmp_path: Path) -> None:
     replayed = outcomes(tmp_path, f"--cluster={DEMO / 'site.yaml'}", f"--replay={DEMO}")
     assert live_run == replayed
     assert {outcome for outcome, _ in live_run.values()} == {"passed", "failed", "skipped"}
+
+
+def test_the_live_run_recorded_the_switches_and_replays_alike(live_run: dict[str, tuple[str, Any]], live_work: Path,
+                                                               tmp_path: Path) -> None:
+    recorded = sorted(path.stem for path in (live_work / "recording" / "nodes").glob("*.yaml"))
+    assert recorded == ["leaf1", "leaf2", "leaf3"]  # only switches were asked
+    assert outcomes(tmp_path, f"--cluster={live_work / 'site.yaml'}", f"--replay={live_work / 'recording'}") == live_run
 
 
 def test_every_command_the_switches_received_is_a_read_only_form(switches: SwitchLab, live_run: dict[str, Any]) -> None:

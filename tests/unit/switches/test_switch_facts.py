@@ -25,12 +25,13 @@ def test_counters_of_several_outputs_merge_per_port() -> None:
     (1000 * 1024, 3000 * 1024, 20, "probabilistic"),  # S0 2.5.1
     (500 * 1024, 1500 * 1024, 25, "probabilistic"),  # S3 probabilistic example
     (256 * 1024, 256 * 1024, 100, "deterministic"),  # S3 deterministic example
+    (55, 90, 100, "probabilistic"),  # S0 2.5.3 (Junos drop profile: 0 % at 55 % fill, 100 % at 90 %)
 ])
 def test_marking_modes_of_the_documents(low: int, high: int, probability: int, mode: str) -> None:
     assert ecn_marking(low, high, probability) == mode
 
 
-@pytest.mark.parametrize(("low", "high", "probability"), [(300, 200, 20), (256, 256, 20), (None, 200, 20), (100, 200, None)])
+@pytest.mark.parametrize(("low", "high", "probability"), [(300, 200, 20), (256, 256, 20), (None, 200, 20), (100, 200, None), (100, 200, 0)])
 def test_other_markings_are_named_with_their_values(low: int | None, high: int | None, probability: int | None) -> None:
     assert ecn_marking(low, high, probability).startswith("unclear (min ")
 
