@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from pytest_gpufabric.checks.drivers import firmware_version
-from pytest_gpufabric.checks.qos import CONF_KEYS
+from pytest_gpufabric.checks.qos import CONF_KEYS, cc_mode_path
 from pytest_gpufabric.commands import sh
 from pytest_gpufabric.discovery.node_reader import NodeReader
 from pytest_gpufabric.discovery.probe import FoundNic, NodeFacts
@@ -130,7 +130,7 @@ def _congestion_control(reader: NodeReader, facts: NodeFacts) -> Iterator[Readin
     readings = []
     for nic in facts.nics:
         if nic.rdma:
-            command = sh("cat", f"/sys/kernel/config/bnxt_re/{nic.name}/ports/1/cc/cc_mode")
+            command = sh("cat", cc_mode_path(nic.name))
             mode = reader.answer(command, parse_proc_sys_int)
             if mode is not None:
                 readings.append(Reading("QOS-009", "cc_mode", mode, command))
