@@ -62,6 +62,19 @@ def port_status(gpufabric: CheckContext, switch: Switch, port: str) -> PortStatu
     return found
 
 
+def port_mtu(gpufabric: CheckContext, switch: Switch, port: str) -> tuple[int, str]:
+    """The port MTU and the command it comes from: the operational MTU where the port status shows one, else
+    the configured one; neither is a missing measurement."""
+    reads = reads_for(switch.name, switch.os)
+    status = port_status(gpufabric, switch, port)
+    if status.mtu is not None:
+        return status.mtu, reads.status[0]
+    configured = port_config(gpufabric, switch, port).mtu
+    if configured is None:
+        raise MeasurementMissing(f"{switch.name}: no MTU for port {port} in `{reads.status[0]}` or `{reads.config[0]}`")
+    return configured, reads.config[0]
+
+
 def watchdog(gpufabric: CheckContext, switch: Switch) -> Watchdog | None:
     command, parse = reads_for(switch.name, switch.os).watchdog
     return _parsed(gpufabric, switch, command, parse)
@@ -100,6 +113,17 @@ def ecn_marking(queue_min: int | None, queue_max: int | None, probability: int |
         if queue_min == queue_max and probability == 100:
             return "deterministic"
     return f"unclear (min {queue_min}, max {queue_max}, probability {probability})"
+
+
+def queue_marking(port: PortConfig, queue: int) -> str:
+    """How ``queue`` of ``port`` marks ECN: ``off``, ``probabilistic``, ``deterministic`` or ``unclear (...)``."""
+    ecn = port.ecn_on(queue)
+    return ecn_marking(ecn.min_threshold_bytes, ecn.max_threshold_bytes, ecn.max_mark_probability) if ecn else "off"
+
+
+def no_drop_text(port: PortConfig) -> str:
+    """The port's no-drop priorities as ``3,4`` (``none`` without PFC)."""
+    return ",".join(map(str, sorted(port.no_drop_priorities))) or "none"
 
 
 def nic_side(node: str, nic: str, source: str) -> str:

@@ -6,11 +6,13 @@ import pytest
 
 from pytest_gpufabric.checks.qos import ConfQos, cc_mode_path, conf_qos, read_cc_mode
 from pytest_gpufabric.checks.switches import (
-    ecn_marking,
     nic_side,
+    no_drop_text,
     port_config,
+    port_mtu,
     port_status,
     qos_intent,
+    queue_marking,
     switch_config,
     watchdog,
 )
@@ -25,10 +27,9 @@ from pytest_gpufabric.targets import SwitchPortTarget, SwitchTarget
 CC_MODE_MARKING = {1: "probabilistic", 0: "deterministic"}  # bnxt_re cc_mode: 1 DCQCN-P, 0 DCQCN-D (S3)
 
 
-def _source(switch_port: SwitchPortTarget, fact: str) -> str:
-    reads = reads_for(switch_port.switch.name, switch_port.switch.os)
-    command = reads.config[0] if fact == "config" else reads.status[0]
-    return f"{switch_port.id} (`{command}`)"
+def _source(switch_port: SwitchPortTarget) -> str:
+    """The switch side of a comparison: the port and the configuration command read."""
+    return f"{switch_port.id} (`{reads_for(switch_port.switch.name, switch_port.switch.os).config[0]}`)"
 
 
 def _nic_conf(switch_port: SwitchPortTarget, gpufabric: CheckContext) -> ConfQos:
@@ -40,7 +41,7 @@ def _nic_conf(switch_port: SwitchPortTarget, gpufabric: CheckContext) -> ConfQos
 def test_pfc_no_drop_on_roce_priority(switch_port: SwitchPortTarget, gpufabric: CheckContext) -> None:
     port = port_config(gpufabric, switch_port.switch, switch_port.port)
     roce_pri = qos_intent(gpufabric.profile).roce_pri
-    no_drop = ",".join(map(str, sorted(port.no_drop_priorities))) or "none"
+    no_drop = no_drop_text(port)
     gpufabric.expect_each([
         ("pfc_enabled", port.pfc_enabled, None, f"no-drop priorities: {no_drop}"),
         ("roce_priority_no_drop", roce_pri in port.no_drop_priorities, None,
@@ -53,7 +54,7 @@ def test_ecn_on_roce_queue(switch_port: SwitchPortTarget, gpufabric: CheckContex
     port = port_config(gpufabric, switch_port.switch, switch_port.port)
     queue = qos_intent(gpufabric.profile).roce_pri
     ecn = port.ecn_on(queue)
-    marking = ecn_marking(ecn.min_threshold_bytes, ecn.max_threshold_bytes, ecn.max_mark_probability) if ecn else "off"
+    marking = queue_marking(port, queue)
     detail = (f"tx-queue {queue}: min {ecn.min_threshold_bytes} B, max {ecn.max_threshold_bytes} B, "
               f"max mark probability {ecn.max_mark_probability}%" if ecn else f"no ECN on queue {queue}")
     gpufabric.expect_each([("roce_queue_ecn", ecn is not None, None, detail), ("marking", marking, None, detail)])
@@ -80,9 +81,8 @@ def test_dscp_classification(switch: SwitchTarget, gpufabric: CheckContext, host
 
 @pytest.mark.check("SW-004")
 def test_port_mtu(switch_port: SwitchPortTarget, gpufabric: CheckContext) -> None:
-    status = port_status(gpufabric, switch_port.switch, switch_port.port)
-    mtu = status.mtu if status.mtu is not None else port_config(gpufabric, switch_port.switch, switch_port.port).mtu
-    gpufabric.expect("mtu", gpufabric.require(mtu, f"MTU of {switch_port.id}"))
+    mtu, command = port_mtu(gpufabric, switch_port.switch, switch_port.port)
+    gpufabric.expect("mtu", mtu, detail=f"`{command}`")
 
 
 @pytest.mark.check("SW-005")
@@ -137,10 +137,10 @@ def test_no_pause_storm_or_drops(switch_port: SwitchPortTarget, gpufabric: Check
 def test_nic_priority_no_drop_on_its_port(switch_port: SwitchPortTarget, gpufabric: CheckContext) -> None:
     conf = _nic_conf(switch_port, gpufabric)
     port = port_config(gpufabric, switch_port.switch, switch_port.port)
-    no_drop = ",".join(map(str, sorted(port.no_drop_priorities))) or "none"
+    no_drop = no_drop_text(port)
     gpufabric.expect("nic_priority_no_drop", conf.roce_pri in port.no_drop_priorities, detail=(
         f"NIC {nic_side(switch_port.node.name, switch_port.nic.name, 'bnxt_re.conf')}: ROCE_PRI={conf.roce_pri}; "
-        f"switch {_source(switch_port, 'config')}: no-drop priorities {no_drop}"))
+        f"switch {_source(switch_port)}: no-drop priorities {no_drop}"))
 
 
 @pytest.mark.check("NSW-002")
@@ -149,7 +149,7 @@ def test_nic_dscp_classes_on_its_port(switch_port: SwitchPortTarget, gpufabric: 
     port = port_config(gpufabric, switch_port.switch, switch_port.port)
     roce_tc, cnp_tc = port.dscp_to_tc.get(conf.roce_dscp), port.dscp_to_tc.get(conf.cnp_dscp)
     nic = nic_side(switch_port.node.name, switch_port.nic.name, "bnxt_re.conf")
-    switch = _source(switch_port, "config")
+    switch = _source(switch_port)
     gpufabric.expect_each([
         ("roce_dscp_in_nic_priority_class", roce_tc == conf.roce_pri, None,
          f"NIC {nic}: ROCE_DSCP={conf.roce_dscp} on priority {conf.roce_pri}; switch {switch}: DSCP {conf.roce_dscp} -> "
@@ -165,10 +165,9 @@ def test_port_mtu_fits_nic_mtu(switch_port: SwitchPortTarget, gpufabric: CheckCo
     netdev = switch_port.nic.netdev
     links = gpufabric.parse(parse_ip_link, gpufabric.run(switch_port.node.name, sh("ip", "-o", "link", "show", "dev", netdev)))
     nic_mtu = gpufabric.require(links.get(netdev), f"interface {netdev} of {switch_port.node.name}").mtu
-    status = port_status(gpufabric, switch_port.switch, switch_port.port)
-    port_mtu = gpufabric.require(status.mtu, f"MTU of {switch_port.id}")
-    gpufabric.expect("port_mtu_above_nic_mtu", port_mtu - nic_mtu, detail=(
-        f"switch {_source(switch_port, 'status')}: MTU {port_mtu}; "
+    mtu, command = port_mtu(gpufabric, switch_port.switch, switch_port.port)
+    gpufabric.expect("port_mtu_above_nic_mtu", mtu - nic_mtu, detail=(
+        f"switch {switch_port.id} (`{command}`): MTU {mtu}; "
         f"NIC {nic_side(switch_port.node.name, netdev, 'ip link')}: MTU {nic_mtu}"))
 
 
@@ -179,8 +178,7 @@ def test_ecn_matches_nic_congestion_control(switch_port: SwitchPortTarget, gpufa
     wanted = CC_MODE_MARKING.get(cc_mode, f"unknown cc_mode {cc_mode}")
     port = port_config(gpufabric, switch_port.switch, switch_port.port)
     queue = _nic_conf(switch_port, gpufabric).roce_pri
-    ecn = port.ecn_on(queue)
-    marking = ecn_marking(ecn.min_threshold_bytes, ecn.max_threshold_bytes, ecn.max_mark_probability) if ecn else "off"
+    marking = queue_marking(port, queue)
     gpufabric.expect("switch_marking_matches_nic", marking == wanted, detail=(
         f"NIC {nic_side(switch_port.node.name, switch_port.nic.name, path)}: cc_mode {cc_mode} expects {wanted} marking; "
-        f"switch {_source(switch_port, 'config')}: queue {queue} marking {marking}"))
+        f"switch {_source(switch_port)}: queue {queue} marking {marking}"))
