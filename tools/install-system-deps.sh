@@ -8,7 +8,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TOOLS_FILE="${ROOT}/pytest_gpufabric/lab/system-tools.txt"
 # Packages the project's tests need beyond the lab's programs (one package per entry).
-EXTRA_PACKAGES=()
+EXTRA_PACKAGES=(python3)  # /usr/bin/python3: the switch account of the switch lab (tests/lab/switchkit.py)
 APT_LOCK_TIMEOUT_S="${APT_LOCK_TIMEOUT_S:-600}"
 export PATH="${PATH}:/usr/local/sbin:/usr/sbin:/sbin"
 
