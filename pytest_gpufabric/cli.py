@@ -12,7 +12,6 @@ from pytest_gpufabric.catalog import load_catalog
 from pytest_gpufabric.discovery.baseline_cli import add_baseline_parser
 from pytest_gpufabric.discovery.cli import add_discover_parser
 from pytest_gpufabric.errors import GpufabricError
-from pytest_gpufabric.expectations import known_profiles
 from pytest_gpufabric.options import default_thresholds_dir
 from pytest_gpufabric.parsers.registry import PARSERS, to_plain
 from pytest_gpufabric.suite_index import default_suite_dir, implemented_checks
@@ -44,14 +43,17 @@ def _cmd_checks(args: argparse.Namespace) -> int:
 
 
 def _cmd_inventory_validate(args: argparse.Namespace) -> int:
-    from pytest_gpufabric.inventory import validate_inventory_file
+    """The run's own start-up checks (``prepare_run``): valid exactly when ``pytest --cluster=FILE`` starts."""
+    from pytest_gpufabric.startup import StartupError, prepare_run
 
-    problems = validate_inventory_file(Path(args.file), known_profiles(Path(args.thresholds_dir)))
-    for line in problems:
-        print(line, file=sys.stderr)
-    if not problems:
-        print(f"{args.file}: valid")
-    return EXIT_FAIL if problems else EXIT_OK
+    try:
+        prepare_run(Path(args.file), Path(args.thresholds_dir), tuple(args.scrub))
+    except StartupError as exc:
+        for line in exc.problems:
+            print(line, file=sys.stderr)
+        return EXIT_FAIL
+    print(f"{args.file}: valid")
+    return EXIT_OK
 
 
 def _cmd_parse(args: argparse.Namespace) -> int:
@@ -87,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     validate = inventory.add_parser("validate", help="validate a site.yaml")
     validate.add_argument("file")
     validate.add_argument("--thresholds-dir", default=str(default_thresholds_dir(Path.cwd())))
+    validate.add_argument("--scrub", metavar="REGEX", action="append", default=[], help="as pytest's --scrub")
     validate.set_defaults(func=_cmd_inventory_validate)
     parse = sub.add_parser("parse", help="print what a parser extracts from a raw tool output, as JSON")
     parse.add_argument("tool", nargs="?")

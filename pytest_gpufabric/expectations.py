@@ -98,20 +98,31 @@ class Profile:
         return replace(self, expectations=merged)
 
 
+def override_problems(
+    profiles: Mapping[str, Profile], overrides: Mapping[str, Mapping[str, Any]], origin: str
+) -> list[str]:
+    """Every problem of a site's overrides, one line each: a name none of the site's profiles defines (a
+    mistyped name would otherwise change nothing, silently), or a value of the wrong type for the
+    profile's comparison (a string for ``>=`` would otherwise never fire)."""
+    problems: list[str] = []
+    known = ", ".join(sorted(profiles))
+    for check, values in overrides.items():
+        for name, value in values.items():
+            defining = [p.expectations[check][name] for p in profiles.values() if name in p.expectations.get(check, {})]
+            if not defining:
+                problems.append(f"{origin}: thresholds.{check}.{name}: defined by none of the profiles ({known})")
+            found = dict.fromkeys(problem for base in defining if (problem := _value_problem(base.op, value)))
+            problems += [f"{origin}: thresholds.{check}.{name}: {problem}" for problem in found]
+    return problems
+
+
 def apply_site_overrides(
     profiles: Mapping[str, Profile], overrides: Mapping[str, Mapping[str, Any]], origin: str
 ) -> dict[str, Profile]:
-    """Every profile of a site with the site's overrides; an override no profile defines is an error
-    (a mistyped name would otherwise change nothing, silently)."""
-    unknown = [
-        f"{check}.{name}"
-        for check, values in overrides.items()
-        for name in values
-        if not any(name in profile.expectations.get(check, {}) for profile in profiles.values())
-    ]
-    if unknown:
-        known = ", ".join(sorted(profiles))
-        raise UsageError(f"{origin}: thresholds: {', '.join(unknown)} is defined by none of the profiles ({known})")
+    """Every profile of a site with the site's overrides; ``UsageError`` lists the ``override_problems``."""
+    problems = override_problems(profiles, overrides, origin)
+    if problems:
+        raise UsageError("\n".join(problems))
     return {name: profile.with_overrides(overrides, origin) for name, profile in profiles.items()}
 
 

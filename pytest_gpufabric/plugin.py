@@ -9,16 +9,16 @@ from typing import Any
 
 import pytest
 
-from pytest_gpufabric.catalog import SCOPES, load_catalog
+from pytest_gpufabric.catalog import SCOPES
 from pytest_gpufabric.context import CheckContext
 from pytest_gpufabric.errors import GpufabricError, TransportError, UsageError
-from pytest_gpufabric.expectations import apply_site_overrides, known_profiles, load_profile
 from pytest_gpufabric.options import add_options, read_options
 from pytest_gpufabric.reporting.allure_meta import AllureRunInfo, run_environment
 from pytest_gpufabric.reporting.evidence import attach_evidence, evidence_data
 from pytest_gpufabric.reporting.outcomes import OutcomeReporting, show_cause_to_allure
 from pytest_gpufabric.results import PROPERTY_KEY, ResultsReporter, ResultsWriter
 from pytest_gpufabric.session import FabricSession
+from pytest_gpufabric.startup import prepare_run
 from pytest_gpufabric.targets import platform_tags_of, targets_for_scope
 
 SESSION_KEY = pytest.StashKey[FabricSession]()
@@ -49,26 +49,20 @@ def pytest_configure(config: pytest.Config) -> None:
         options = read_options(config)
         if options.cluster is None:
             return
-        from pytest_gpufabric.inventory import load_inventory
         from pytest_gpufabric.transport.factory import transport_factory
 
-        profiles = known_profiles(options.thresholds_dir)
-        inventory = load_inventory(options.cluster, profiles)
-        names = {inventory.profile} | {node.profile for node in inventory.nodes if node.profile}
-        loaded = apply_site_overrides(
-            {name: load_profile(options.thresholds_dir, name) for name in sorted(names)},
-            inventory.thresholds,
-            origin=str(options.cluster),
-        )
+        setup = prepare_run(options.cluster, options.thresholds_dir, options.scrub)
     except GpufabricError as exc:
         raise pytest.UsageError(str(exc)) from None
+    inventory, loaded = setup.inventory, setup.profiles
     run_id = _run_id(config)
     config.stash[RUN_ID_KEY] = run_id
     config.stash[SESSION_KEY] = FabricSession(
         inventory=inventory,
         profiles=loaded,
-        catalog=load_catalog(),
-        make_transport=transport_factory(inventory, options, run_id),
+        catalog=setup.catalog,
+        make_transport=transport_factory(inventory, options, run_id, setup.scrubber),
+        scrubber=setup.scrubber,
         command_timeout_s=options.command_timeout_s,
     )
     from pytest_gpufabric.scheduling.plugin import register as register_scheduling

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_gpufabric.catalog import Catalog
 from pytest_gpufabric.expectations import Profile
+from pytest_gpufabric.recording.scrub import Scrubber
 from pytest_gpufabric.transport.base import CommandResult, Transport
 
 if TYPE_CHECKING:
@@ -23,6 +24,7 @@ class FabricSession:
     profiles: dict[str, Profile]
     catalog: Catalog
     make_transport: Callable[[], Transport]
+    scrubber: Scrubber = field(default_factory=Scrubber)  # every artifact leaving the run goes through it
     command_timeout_s: float | None = None
     _transport: Transport | None = None
     _cache: dict[tuple[str, str], CommandResult] = field(default_factory=dict)

@@ -40,16 +40,18 @@ def live_transport(inventory: Inventory, verify_host_keys: bool) -> Transport:
     return SshTransport({**nodes, **switches})
 
 
-def transport_factory(inventory: Inventory, options: FabricOptions, run_id: str) -> Callable[[], Transport]:
-    """A zero-argument factory, called lazily in the process that first runs a command. Whatever the
-    mode, only read-only command forms reach (or are looked up for) a switch."""
+def transport_factory(
+    inventory: Inventory, options: FabricOptions, run_id: str, scrubber: Scrubber
+) -> Callable[[], Transport]:
+    """A zero-argument factory, called lazily in the process that first runs a command; recordings are
+    scrubbed with ``scrubber`` (the run's one scrubber). Whatever the mode, only read-only command forms
+    reach (or are looked up for) a switch."""
     switch_os = {s.name: s.os for s in inventory.switches}
 
     def make() -> Transport:
         if options.recording_dir is None:
             return ReadOnlySwitches(live_transport(inventory, options.verify_host_keys), switch_os)
         mode = RecordMode(options.record_mode)
-        scrubber = Scrubber(tuple(inventory.scrub_patterns) + options.scrub)
         store = RecordingStore(options.recording_dir, scrubber, run_id=run_id)
         live = None if mode is RecordMode.NONE else live_transport(inventory, options.verify_host_keys)
         return ReadOnlySwitches(RecordingTransport(store, mode, live), switch_os)

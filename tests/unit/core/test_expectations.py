@@ -109,5 +109,5 @@ def test_site_overrides_reach_the_profiles_that_define_them(tmp_path: Path) -> N
     merged = apply_site_overrides(profiles, {"PERF-002": {"bw": 390}}, "site.yaml")
     assert merged["a"].get("PERF-002", "bw").value == 390
     assert merged["b"].get("COLL-001", "busbw").value == 304
-    with pytest.raises(UsageError, match="PERF-002.bandwidth is defined by none of the profiles"):
+    with pytest.raises(UsageError, match="thresholds.PERF-002.bandwidth: defined by none of the profiles"):
         apply_site_overrides(profiles, {"PERF-002": {"bandwidth": 390}}, "site.yaml")
