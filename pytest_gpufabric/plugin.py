@@ -15,6 +15,7 @@ from pytest_gpufabric.errors import GpufabricError, TransportError, UsageError
 from pytest_gpufabric.options import add_options, read_options
 from pytest_gpufabric.reporting.allure_meta import AllureRunInfo, run_environment
 from pytest_gpufabric.reporting.evidence import attach_evidence, evidence_data
+from pytest_gpufabric.reporting.scrubbed import scrub_exception, scrubbed_report
 from pytest_gpufabric.reporting.outcomes import OutcomeReporting, show_cause_to_allure
 from pytest_gpufabric.results import PROPERTY_KEY, ResultsReporter, ResultsWriter
 from pytest_gpufabric.session import FabricSession
@@ -77,7 +78,7 @@ def pytest_configure(config: pytest.Config) -> None:
         alluredir = getattr(config.option, "allure_report_dir", None)
         if alluredir:
             environment = run_environment(inventory.site, sorted(loaded), str(options.cluster), options.mode_label)
-            config.pluginmanager.register(AllureRunInfo(Path(alluredir), environment), "gpufabric-allure")
+            config.pluginmanager.register(AllureRunInfo(Path(alluredir), environment, setup.scrubber), "gpufabric-allure")
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -208,14 +209,23 @@ def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
 
 @pytest.hookimpl(wrapper=True, trylast=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    """The innermost report wrapper: adds the plugin's data, and shows the outer ones (Allure) the error
-    behind an unmeasured item's ``pytest.fail``."""
+    """The innermost report wrapper: adds the plugin's data, shows the outer ones (Allure) the error
+    behind an unmeasured item's ``pytest.fail``, and hands every report of a cluster run on scrubbed of
+    secrets (the run's one scrubber), so no reporter ever sees one."""
     report = yield
-    check_id = _check_id(item)
-    if check_id is None or _session(item.config) is None:
-        return report
     session = _session(item.config)
-    assert session is not None
+    if session is None:
+        return report
+    check_id = _check_id(item)
+    if check_id is not None:
+        _add_check_data(item, call, report, session, check_id)
+    scrub_exception(call, session.scrubber)
+    return scrubbed_report(item.config, report, session.scrubber)
+
+
+def _add_check_data(
+    item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport, session: FabricSession, check_id: str
+) -> None:
     spec = session.catalog.get(check_id)
     context = item.stash.get(CONTEXT_KEY, None)
     data: dict[str, Any] = {"check_id": check_id, "title": spec.title, "check_source": spec.source, "hint": spec.hint}
@@ -231,9 +241,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         show_cause_to_allure(call)
     if context is not None and report.when == "call":
         data.update(evidence_data(context))
-        attach_evidence(item, report, context)
+        attach_evidence(item, report, context, session.scrubber)
     report.user_properties.append((PROPERTY_KEY, data))
-    return report
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

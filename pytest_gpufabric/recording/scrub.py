@@ -24,6 +24,9 @@ _SECRET_NAME = rf"(?:[A-Za-z0-9]+[_.-])*{_SECRET_WORD}(?:[_.-][A-Za-z0-9_.-]*)?"
 DEFAULT_PATTERNS: tuple[str, ...] = (
     # PEM private key blocks (also a block cut off before its END line): the key body.
     r"(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?P<secret>.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)",
+    # ... and a key body before its END line whose BEGIN line lost its start (a shortened repr: "...IN RSA
+    # PRIVATE KEY-----\\nMIIE...\\n-----END RSA PRIVATE KEY-----"): no "-----" in between.
+    r"(?s)PRIVATE KEY-----(?P<secret>(?:(?!-----).)+)-----END [A-Z0-9 ]*PRIVATE KEY-----",
     # HTTP authorization headers, keeping the scheme: "Authorization: Bearer <scrubbed>".
     r"(?i)\b(?:proxy-)?authorization[ \t]*:[ \t]*(?:(?:basic|bearer|token|digest|negotiate)[ \t]+)?"
     r"(?P<secret>[^\r\n'\"]+)",
@@ -47,6 +50,15 @@ DEFAULT_PATTERNS: tuple[str, ...] = (
 )
 
 
+# Every match of a default pattern contains one of these words (case-insensitive): text without any of them
+# needs no default pattern run over it. tests/unit/recording checks that this shortcut changes no result.
+_DEFAULT_TRIGGER = re.compile(
+    r"(?i)passw|passphrase|secret|token|api|access|private|authorization|sshpass|ipmitool|://"
+)
+_CACHE_LIMIT = 4096
+_CACHED_TEXT_LIMIT = 1024
+
+
 class Scrubber:
     """Replaces the secret part of every match of its patterns with ``<scrubbed>``.
 
@@ -56,18 +68,30 @@ class Scrubber:
     """
 
     def __init__(self, patterns: Sequence[str] = (), *, defaults: bool = True) -> None:
-        sources = (*DEFAULT_PATTERNS, *patterns) if defaults else tuple(patterns)
-        self._patterns = tuple(_compile(source) for source in sources)
+        self._defaults = tuple(_compile(source) for source in DEFAULT_PATTERNS) if defaults else ()
+        self._extra = tuple(_compile(source) for source in patterns)
+        self._cache: dict[str, str] = {}  # short texts recur (titles, sources, hints, ids): scrubbed once
 
     @property
     def patterns(self) -> tuple[str, ...]:
-        return tuple(pattern.pattern for pattern in self._patterns)
+        return tuple(pattern.pattern for pattern in (*self._defaults, *self._extra))
 
     def scrub(self, text: str) -> str:
         """``text`` with every secret replaced by ``<scrubbed>``."""
-        for pattern in self._patterns:
-            text = pattern.sub(_replace_secret, text)
-        return text
+        cached = self._cache.get(text)
+        if cached is not None:
+            return cached
+        scrubbed = text
+        if self._defaults and _DEFAULT_TRIGGER.search(scrubbed):
+            for pattern in self._defaults:
+                scrubbed = pattern.sub(_replace_secret, scrubbed)
+        for pattern in self._extra:
+            scrubbed = pattern.sub(_replace_secret, scrubbed)
+        if len(text) <= _CACHED_TEXT_LIMIT:
+            if len(self._cache) >= _CACHE_LIMIT:
+                self._cache.clear()
+            self._cache[text] = scrubbed
+        return scrubbed
 
 
 def _compile(source: str) -> re.Pattern[str]:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from pytest_gpufabric import __version__
+from pytest_gpufabric.recording.scrub import Scrubber
 
 CATEGORIES = [
     {"name": "Check failed: measured value outside the documented expectation", "matchedStatuses": ["failed"],
@@ -21,9 +22,9 @@ CATEGORIES = [
 class AllureRunInfo:
     """Registered on the controller when ``--alluredir`` is given."""
 
-    def __init__(self, results_dir: Path, environment: dict[str, str]) -> None:
+    def __init__(self, results_dir: Path, environment: dict[str, str], scrubber: Scrubber) -> None:
         self.results_dir = results_dir
-        self.environment = environment
+        self.environment = {key: scrubber.scrub(value) for key, value in environment.items()}
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self) -> None:

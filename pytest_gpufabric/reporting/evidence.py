@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from pytest_gpufabric.context import CheckContext
+from pytest_gpufabric.recording.scrub import Scrubber
 
 INLINE_OUTPUT_LIMIT = 8_000
 
@@ -55,22 +56,25 @@ def _raw_outputs(context: CheckContext) -> str:
     return "\n\n".join(parts)
 
 
-def attach_evidence(item: pytest.Item, report: pytest.TestReport, context: CheckContext) -> None:
-    """Add the evidence to the pytest-html extras and the Allure result, when those plugins are active."""
+def attach_evidence(item: pytest.Item, report: pytest.TestReport, context: CheckContext, scrubber: Scrubber) -> None:
+    """Add the evidence, scrubbed of secrets, to the pytest-html extras and the Allure result, when those
+    plugins are active."""
     if item.config.pluginmanager.hasplugin("html"):
         from pytest_html import extras
 
-        report.extras = [*getattr(report, "extras", []), extras.html(_measurement_table(context)),
-                         extras.text(_raw_outputs(context), name="raw command output")]
+        report.extras = [*getattr(report, "extras", []), extras.html(scrubber.scrub(_measurement_table(context))),
+                         extras.text(scrubber.scrub(_raw_outputs(context)), name="raw command output")]
     if item.config.pluginmanager.hasplugin("allure_pytest") and getattr(item.config.option, "allure_report_dir", None):
         import allure
 
         for m in context.measurements:
-            with allure.step(m.line()):
+            with allure.step(scrubber.scrub(m.line())):
                 pass
         for r in context.commands:
             allure.attach(
-                f"$ {r.command}\n# exit {r.exit_code}\n{r.stdout}" + (f"\n[stderr]\n{r.stderr}" if r.stderr else ""),
-                name=f"{r.node}: {r.command[:80]}",
+                scrubber.scrub(
+                    f"$ {r.command}\n# exit {r.exit_code}\n{r.stdout}" + (f"\n[stderr]\n{r.stderr}" if r.stderr else "")
+                ),
+                name=scrubber.scrub(f"{r.node}: {r.command[:80]}"),
                 attachment_type=allure.attachment_type.TEXT,
             )

@@ -61,7 +61,7 @@ class SchedulingPlugin:
         self.lock_dir = self._lock_dir()
         self.locks = ResourceLocks(self.lock_dir, float(config.getoption("lock_timeout")))
         log_path = config.getoption("schedule_log")
-        self.schedule = ScheduleLog(log_path) if log_path else None
+        self.schedule = ScheduleLog(log_path, session.scrubber) if log_path else None
         if self.schedule is not None and not hasattr(config, "workerinput") and self.schedule.path.exists():
             self.schedule.path.unlink()  # a fresh log per run; workers only append
         self.outcomes: list[PairOutcome] = []

@@ -18,6 +18,7 @@ from pathlib import Path
 from filelock import FileLock
 
 from pytest_gpufabric.errors import GpufabricError
+from pytest_gpufabric.recording.scrub import Scrubber
 
 
 class ScheduleLogError(GpufabricError):
@@ -47,8 +48,9 @@ class Overlap:
 class ScheduleLog:
     """Append-only JSON-lines schedule log shared by the processes of one run."""
 
-    def __init__(self, path: os.PathLike[str] | str) -> None:
+    def __init__(self, path: os.PathLike[str] | str, scrubber: Scrubber | None = None) -> None:
         self.path = Path(path)
+        self._scrubber = scrubber if scrubber is not None else Scrubber()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = FileLock(str(self.path) + ".lock")
 
@@ -56,8 +58,9 @@ class ScheduleLog:
         """Append one record as one line."""
         if record.end < record.start:
             raise ValueError(f"{record.item}: end {record.end} is before start {record.start}")
-        line = json.dumps({"item": record.item, "resources": list(record.resources), "start": record.start,
-                           "end": record.end, "worker": record.worker}, sort_keys=True) + "\n"
+        line = json.dumps({"item": record.item, "resources": [self._scrubber.scrub(r) for r in record.resources],
+                           "start": record.start, "end": record.end, "worker": self._scrubber.scrub(record.worker)},
+                          sort_keys=True) + "\n"  # item: the node id, kept as the reports keep it
         with self._lock:
             descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             try:
