@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class GpufabricError(Exception):
     """Base class: every error of the plugin carries a one-line, user-facing message."""
@@ -9,6 +11,17 @@ class GpufabricError(Exception):
 
 class UsageError(GpufabricError):
     """Bad input from the user (inventory, profile, options); exits with pytest's usage-error code."""
+
+
+class ProblemsError(UsageError):
+    """Bad input with several problems; ``problems`` lists each, one line each (the message joins them)."""
+
+    def __init__(self, problems: Sequence[str]) -> None:
+        self.problems: list[str] = list(problems)
+        super().__init__("\n".join(self.problems))
+
+    def __reduce__(self) -> tuple[type[ProblemsError], tuple[list[str]]]:
+        return (type(self), (self.problems,))
 
 
 class TransportError(GpufabricError):

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_gpufabric.catalog import Catalog, load_catalog
-from pytest_gpufabric.errors import UsageError
+from pytest_gpufabric.errors import ProblemsError, UsageError
 from pytest_gpufabric.expectations import Profile, apply_site_overrides, known_profiles, load_profile, override_problems
 from pytest_gpufabric.inventory import Inventory, InventoryError, load_inventory
 from pytest_gpufabric.recording.scrub import Scrubber
@@ -26,15 +26,8 @@ class RunSetup:
     scrubber: Scrubber  # the built-in secret patterns, the inventory's and those of --scrub
 
 
-class StartupError(UsageError):
+class StartupError(ProblemsError):
     """The run cannot start; ``problems`` lists every reason, one line each."""
-
-    def __init__(self, problems: Sequence[str]) -> None:
-        self.problems: list[str] = list(problems)
-        super().__init__("\n".join(self.problems))
-
-    def __reduce__(self) -> tuple[type[StartupError], tuple[list[str]]]:
-        return (type(self), (self.problems,))
 
 
 def prepare_run(cluster: Path, thresholds_dir: Path, scrub: Sequence[str] = ()) -> RunSetup:

@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from pytest_gpufabric.errors import UsageError
+from pytest_gpufabric.errors import ProblemsError
 
 
-class InventoryError(UsageError):
+class InventoryError(ProblemsError):
     """The inventory file is invalid; `.problems` lists every problem found, one line each."""
-
-    def __init__(self, problems: Sequence[str]) -> None:
-        self.problems: list[str] = list(problems)
-        super().__init__("\n".join(self.problems))
-
-    def __reduce__(self) -> tuple[type[InventoryError], tuple[list[str]]]:
-        return (type(self), (self.problems,))
 
 
 @dataclass(frozen=True)
