@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pytest_gpufabric.parsers import (
+    amd_smi,
     bnxt_re_conf,
     cuda_samples,
     dmesg,
@@ -25,7 +26,9 @@ from pytest_gpufabric.parsers import (
     nvidia_smi,
     osu,
     packages,
+    pci_link,
     pci_path,
+    pcie_bandwidth,
     perftest,
     ping,
     rdma,
@@ -38,7 +41,7 @@ from pytest_gpufabric.parsers import (
 )
 
 MODULES = (
-    bnxt_re_conf, cuda_samples, dmesg, eos_config, eos_show, esxcli, ethtool, gdrcopy, ibverbs, ip, kallsyms,
-    kernel_cmdline, kmod, lldp, lspci, meminfo, nccl_debug, nccl_tests, niccli, nvidia_smi, osu, packages, pci_path,
-    perftest, ping, rdma, rocm_smi, sonic_config_db, sonic_show, sysctl, virt, vmware,
+    amd_smi, bnxt_re_conf, cuda_samples, dmesg, eos_config, eos_show, esxcli, ethtool, gdrcopy, ibverbs, ip, kallsyms,
+    kernel_cmdline, kmod, lldp, lspci, meminfo, nccl_debug, nccl_tests, niccli, nvidia_smi, osu, packages, pci_link,
+    pci_path, pcie_bandwidth, perftest, ping, rdma, rocm_smi, sonic_config_db, sonic_show, sysctl, virt, vmware,
 )

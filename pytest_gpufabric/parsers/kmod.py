@@ -132,3 +132,39 @@ def parse_dkms_status(text: str) -> tuple[DkmsEntry, ...]:
                                                    entry.status, entry.note.rstrip(")").strip())
         for entry in entries
     )
+
+
+PROC_MODULES_TOOL = "proc-modules"
+SYSFS_MODULE_VERSION_TOOL = "sysfs-module-version"
+PROC_MODULES_LINE = re.compile(r"^(?P<name>\S+) (?P<size>\d+) (?P<count>-?\d+|-) (?P<deps>\S+) (?P<state>Live|Loading|Unloading)"
+                               r"(?: 0x[0-9a-fA-F]+)?(?: \([A-Z+\-]+\))?$")
+
+
+@parser(PROC_MODULES_TOOL, "cat /proc/modules: loaded modules with size, use count and users (lsmod's own source)")
+def parse_proc_modules(text: str) -> LoadedModules:
+    """``/proc/modules``: ``name size refcount users,|- state address [(taints)]``, the table lsmod formats.
+
+    A kernel built without module unloading prints ``-`` for the reference count: kept as -1 (no count).
+    """
+    modules = []
+    for line in clean_lines(PROC_MODULES_TOOL, text):
+        if not line.strip():
+            continue
+        match = PROC_MODULES_LINE.match(line.strip())
+        if not match:
+            fail(PROC_MODULES_TOOL, f"expected '<module> <size> <refcount> <users|-> <state> [<address>]', found {line.strip()!r}")
+        users = tuple(user for user in match.group("deps").split(",") if user and user != "-")
+        count = -1 if match.group("count") == "-" else int(match.group("count"))
+        modules.append(LoadedModule(match.group("name"), int(match.group("size")), count, users))
+    if not modules:
+        fail(PROC_MODULES_TOOL, "no module line")
+    return LoadedModules(tuple(modules))
+
+
+@parser(SYSFS_MODULE_VERSION_TOOL, "cat /sys/module/<module>/version: the loaded module's version")
+def parse_sysfs_module_version(text: str) -> str:
+    """The one line of ``/sys/module/<module>/version`` (what ``modinfo`` prints as ``version:``)."""
+    lines = [line.strip() for line in clean_lines(SYSFS_MODULE_VERSION_TOOL, text) if line.strip()]
+    if len(lines) != 1 or not re.fullmatch(r"[\w.+~:-]+", lines[0]):
+        fail(SYSFS_MODULE_VERSION_TOOL, f"expected one version string, found {' / '.join(lines)[:80]!r}")
+    return lines[0]

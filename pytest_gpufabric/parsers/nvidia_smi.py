@@ -17,6 +17,7 @@ NVLINK_TOOL = "nvidia-smi-nvlink"
 FABRIC_TOOL = "nvidia-smi-q-fabric"
 
 DEVICE_COLUMN = re.compile(r"^(GPU\d+|NIC\d+|mlx\d+_\d+)$")
+EXTRA_COLUMN = re.compile(r"^(CPU Affinity|NUMA Affinity|GPU NUMA ID)$")
 
 
 @dataclass(frozen=True)
@@ -64,23 +65,43 @@ def _split(line: str) -> list[str]:
     return [cell.strip() for cell in cells]
 
 
-@parser(TOPO_TOOL, "nvidia-smi topo -m: connection type (NV<n>, PIX, PXB, PHB, NODE, SYS) of every device pair")
-def parse_nvidia_smi_topo(text: str) -> TopologyMatrix:
-    lines = [line for line in clean_lines(TOPO_TOOL, text) if line.strip()]
-    header = _split(lines[0])
-    while header and not header[0]:
-        header.pop(0)
+def _header_cells(line: str) -> list[str]:
+    cells = _split(line)
+    while cells and not cells[0]:
+        cells.pop(0)
+    return cells
+
+
+def _header_devices(line: str) -> list[str]:
+    """The device names a column header starts with (``GPU0 GPU1 ... NIC0``); [] for any other line.
+
+    In a header every cell after the names is a column title (``CPU Affinity``...), where a row holds link
+    types (``X``, ``NV18``), so a row or a title, prompt or fence line before the table (``NVIDIA Topology:``,
+    ``$ nvidia-smi topo -m``, a Markdown fence) is not taken for the header.
+    """
+    cells = _header_cells(line)
     devices: list[str] = []
-    for cell in header:
+    for cell in cells:
         if not DEVICE_COLUMN.match(cell):
             break
         devices.append(cell)
-    if not devices:
-        fail(TOPO_TOOL, f"no GPU/NIC column in the header {lines[0].strip()[:60]!r}")
-    others = [cell for cell in header[len(devices) :] if cell]
+    rest = cells[len(devices):len(devices) + 1]
+    if not devices or not devices[0].startswith("GPU") or rest and not EXTRA_COLUMN.match(rest[0]):
+        return []
+    return devices
+
+
+@parser(TOPO_TOOL, "nvidia-smi topo -m: connection type (NV<n>, PIX, PXB, PHB, NODE, SYS) of every device pair")
+def parse_nvidia_smi_topo(text: str) -> TopologyMatrix:
+    lines = [line for line in clean_lines(TOPO_TOOL, text) if line.strip()]
+    start = next((index for index, line in enumerate(lines) if _header_devices(line)), None)
+    if start is None:
+        fail(TOPO_TOOL, f"no column header of GPU/NIC names (first line {lines[0].strip()[:60]!r})")
+    devices = _header_devices(lines[start])
+    others = [cell for cell in _header_cells(lines[start])[len(devices) :] if cell]
     links: dict[str, dict[str, str]] = {}
     extra: dict[str, dict[str, str]] = {}
-    for line in lines[1:]:
+    for line in lines[start + 1:]:
         cells = _split(line)
         if not cells or not DEVICE_COLUMN.match(cells[0]):
             if cells and cells[0].startswith("Legend"):

@@ -13,6 +13,7 @@ from pytest_gpufabric.checks.drivers import (
     missing_modules,
     peer_memory_provider,
 )
+from pytest_gpufabric.checks.node_facts import loaded_modules, module_version
 from pytest_gpufabric.checks.qos import CONF_KEYS
 from pytest_gpufabric.commands import sh
 from pytest_gpufabric.context import CheckContext
@@ -21,7 +22,7 @@ from pytest_gpufabric.parsers.bnxt_re_conf import parse_bnxt_re_conf
 from pytest_gpufabric.parsers.ethtool import parse_ethtool_driver
 from pytest_gpufabric.parsers.ibverbs import parse_ibv_devinfo
 from pytest_gpufabric.parsers.kallsyms import KernelSymbols, parse_kallsyms
-from pytest_gpufabric.parsers.kmod import LoadedModules, parse_dkms_status, parse_lsmod, parse_modinfo
+from pytest_gpufabric.parsers.kmod import parse_dkms_status
 from pytest_gpufabric.parsers.nvidia_smi import parse_nvidia_smi_query
 from pytest_gpufabric.parsers.packages import parse_dpkg_list
 from pytest_gpufabric.parsers.rdma import parse_rdma_link
@@ -35,20 +36,11 @@ ABI_HINT = (
 )
 
 
-def _lsmod(gpufabric: CheckContext, node: str) -> LoadedModules:
-    return gpufabric.parse(parse_lsmod, gpufabric.run(node, "lsmod", cached=True))
-
-
-def _module_version(gpufabric: CheckContext, node: str, module: str) -> str | None:
-    result = gpufabric.run(node, sh("modinfo", module), cached=True)
-    return gpufabric.parse(parse_modinfo, result).version if result.exit_code == 0 else None
-
-
 def _check_module(node: NodeTarget, gpufabric: CheckContext, peers: tuple[Node, ...], module: str) -> None:
     """Loaded, at the profile's version, and the same version as on every node of the profile."""
-    versions = {peer.name: _module_version(gpufabric, peer.name, module) for peer in peers}
+    versions = {peer.name: module_version(gpufabric, peer.name, module) for peer in peers}
     gpufabric.expect_each([
-        ("loaded", not missing_modules(_lsmod(gpufabric, node.id), [module]), None, f"lsmod on {node.id}"),
+        ("loaded", not missing_modules(loaded_modules(gpufabric, node.id), [module]), None, f"loaded modules of {node.id}"),
         ("version", gpufabric.require(versions[node.id], f"modinfo {module} version"), None,
          consistency_detail(f"{module} version", versions)),
     ])
@@ -71,8 +63,8 @@ def test_peer_memory_support(node: NodeTarget, gpufabric: CheckContext) -> None:
     symbols = gpufabric.parse(parse_kallsyms, result) if result.exit_code == 0 else KernelSymbols(())
     values = [("peer_memory_provider", peer_memory_provider(symbols), None, f"{PEER_MEMORY_SYMBOL} in /proc/kallsyms")]
     if node.node.platform.gpu_vendor == "nvidia":
-        loaded = not missing_modules(_lsmod(gpufabric, node.id), ["nvidia_peermem"])
-        values.append(("nvidia_peermem_loaded", loaded, None, "lsmod"))
+        loaded = not missing_modules(loaded_modules(gpufabric, node.id), ["nvidia_peermem"])
+        values.append(("nvidia_peermem_loaded", loaded, None, "loaded modules"))
     gpufabric.expect_each(values)
 
 
@@ -106,8 +98,8 @@ def test_no_mlnx_ofed(node: NodeTarget, gpufabric: CheckContext) -> None:
 @pytest.mark.check("DRV-007")
 def test_gpu_driver_loaded(node: NodeTarget, gpufabric: CheckContext) -> None:
     module = GPU_DRIVERS[node.node.platform.gpu_vendor]
-    loaded = not missing_modules(_lsmod(gpufabric, node.id), [module])
-    gpufabric.expect("gpu_driver_loaded", loaded, detail=f"{module} in lsmod")
+    loaded = not missing_modules(loaded_modules(gpufabric, node.id), [module])
+    gpufabric.expect("gpu_driver_loaded", loaded, detail=f"{module} among the loaded modules")
 
 
 @pytest.mark.check("DRV-008")

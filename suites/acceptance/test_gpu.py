@@ -6,10 +6,10 @@ import pytest
 
 from pytest_gpufabric.checks.drivers import missing_modules
 from pytest_gpufabric.checks.gpu import bus_mismatches, non_xgmi_pairs, weakest_gpu_links
+from pytest_gpufabric.checks.node_facts import loaded_modules
 from pytest_gpufabric.context import CheckContext
 from pytest_gpufabric.parsers.cuda_samples import parse_device_query
 from pytest_gpufabric.parsers.gdrcopy import parse_gdrcopy_sanity
-from pytest_gpufabric.parsers.kmod import parse_lsmod
 from pytest_gpufabric.parsers.nvidia_smi import (
     parse_nvidia_smi_fabric,
     parse_nvidia_smi_nvlink,
@@ -82,10 +82,10 @@ def test_cuda_samples(node: NodeTarget, gpufabric: CheckContext) -> None:
 
 @pytest.mark.check("GPU-006")
 def test_gdrcopy(node: NodeTarget, gpufabric: CheckContext) -> None:
-    modules = gpufabric.parse(parse_lsmod, gpufabric.run(node.id, "lsmod", cached=True))
+    modules = loaded_modules(gpufabric, node.id)
     sanity = gpufabric.parse(parse_gdrcopy_sanity, gpufabric.run(node.id, "gdrcopy_sanity"))
     gpufabric.expect_each([
-        ("gdrdrv_loaded", not missing_modules(modules, ["gdrdrv"]), None, "lsmod"),
+        ("gdrdrv_loaded", not missing_modules(modules, ["gdrdrv"]), None, "loaded modules"),
         ("tests_neither_passed_nor_waived", sanity.total - sanity.passed - sanity.waived, None,
          f"total {sanity.total}, passed {sanity.passed}, waived {sanity.waived} ({', '.join(sanity.waived_tests)})"),
         ("waived_tests", sanity.waived, None, ""),

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_gpufabric.checks.pcie import acs_on_route, p2p_bridges, share_pcie_switch
+from pytest_gpufabric.checks.node_facts import pcie_link
+from pytest_gpufabric.checks.pcie import acs_on_route, bandwidth_on_path, p2p_bridges, share_pcie_switch
 from pytest_gpufabric.commands import sh
 from pytest_gpufabric.context import CheckContext
+from pytest_gpufabric.parsers.dmesg import parse_dmesg
 from pytest_gpufabric.parsers.lspci import parse_lspci
 from pytest_gpufabric.parsers.pci_path import parse_pci_device_path
 from pytest_gpufabric.targets import GpuTarget, NicGpuPairTarget, NicTarget
@@ -30,15 +32,14 @@ def test_acs_disabled_on_nic_gpu_path(nic_gpu_pair: NicGpuPairTarget, gpufabric:
 
 
 def _link(gpufabric: CheckContext, node: str, bdf: str, where: str) -> None:
-    lspci = gpufabric.parse(parse_lspci, gpufabric.run(node, "lspci -vvv", cached=True))
-    function = gpufabric.require(lspci.get(bdf), f"{bdf} in lspci -vvv")
-    cap = gpufabric.require(function.link_cap, f"LnkCap of {bdf}")
-    sta = gpufabric.require(function.link_sta, f"LnkSta of {bdf}")
-    detail = f"LnkCap {cap.speed_gts}GT/s x{cap.width}, LnkSta {sta.speed_gts}GT/s x{sta.width}"
+    """The device's own link (lspci, else sysfs) and the kernel's bandwidth message for the whole path."""
+    link = pcie_link(gpufabric, node, bdf)
+    path = bandwidth_on_path(gpufabric.parse(parse_dmesg, gpufabric.run(node, "dmesg", cached=True)), bdf, link)
     gpufabric.expect_each([
-        ("below_capability", sta.downgraded or (sta.speed_gts, sta.width) != (cap.speed_gts, cap.width), where, detail),
-        ("speed_gts", sta.speed_gts, where, detail),
-        ("width", sta.width, where, detail),
+        ("below_capability", link.below_capability, where, link.detail),
+        ("speed_gts", link.speed_gts, where, link.detail),
+        ("width", link.width, where, link.detail),
+        ("available_bandwidth_fraction", path.fraction, where, path.detail),
     ])
 
 

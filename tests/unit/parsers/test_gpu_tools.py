@@ -10,7 +10,7 @@ from pytest_gpufabric.parsers.nvidia_smi import (
     parse_nvidia_smi_query,
     parse_nvidia_smi_topo,
 )
-from pytest_gpufabric.parsers.rocm_smi import parse_rocm_smi_showbus, parse_rocm_smi_showtopotype
+from pytest_gpufabric.parsers.rocm_smi import parse_rocm_smi_showbus, parse_rocm_smi_showtopo, parse_rocm_smi_showtopotype
 
 
 @pytest.mark.parametrize(
@@ -73,7 +73,7 @@ def test_nvidia_topo_with_nics_pasted_with_spaces() -> None:
 
 
 def test_nvidia_topo_ocr_damaged_document_copy(output, parse_error) -> None:
-    parse_error(parse_nvidia_smi_topo, output("nvidia-smi-topo", "s1_h100x8_ocr.txt"), "no GPU/NIC column", "GPU®@")
+    parse_error(parse_nvidia_smi_topo, output("nvidia-smi-topo", "s1_h100x8_ocr.txt"), "no column header of GPU/NIC names", "GPU®@")
 
 
 def test_nvidia_topo_truncated(output, parse_error) -> None:
@@ -132,3 +132,55 @@ def test_query_gpu(output) -> None:
 )
 def test_malformed_query_gpu(parse_error, text: str, fragment: str) -> None:
     parse_error(parse_nvidia_smi_query, text, "nvidia-smi-query-gpu", fragment)
+
+
+def test_nvidia_topo_after_a_prompt_line(output) -> None:
+    topology = parse_nvidia_smi_topo(output("nvidia-smi-topo", "rtx6kpro_x2_prompt_before_header.txt"))
+    assert topology.pairs() == (("GPU0", "GPU1", "NODE"),)
+    assert topology.extra["GPU0"]["CPU Affinity"] == "0-31"
+
+
+def test_nvidia_topo_inside_a_markdown_fence(output) -> None:
+    topology = parse_nvidia_smi_topo(output("nvidia-smi-topo", "club3090_issue46_x5_fenced.txt"))
+    assert topology.devices == ("GPU0", "GPU1", "GPU2", "GPU3", "GPU4")
+    assert topology.link("GPU1", "GPU2") == "PHB" and topology.link("GPU0", "GPU4") == "SYS"
+    assert topology.extra["GPU0"] == {"CPU Affinity": "8-15,24-31", "NUMA Affinity": "1", "GPU NUMA ID": "N/A"}
+
+
+def test_nvidia_topo_title_line_before_the_header(output) -> None:
+    text = "NVIDIA Topology:\n" + output("nvidia-smi-topo", "h200x2_pipe.txt")
+    assert parse_nvidia_smi_topo(text).pairs() == (("GPU0", "GPU1", "NV18"),)
+
+
+def test_nvidia_topo_command_line_then_cut_off(output, parse_error) -> None:
+    parse_error(parse_nvidia_smi_topo, output("nvidia-smi-topo", "nccl_tests_issue78_x16_command_line_cut.txt"),
+                "no row for GPU5", "truncated output?")
+
+
+@pytest.mark.parametrize(("name", "gpus", "numa"), [
+    ("archer2_mi210x4_xgmi.txt", 4, {0: 0, 1: 1, 2: 2, 3: 3}),
+    ("ms_swift_amd_x8_low_power_warning.txt", 8, {0: 0, 1: 0, 2: 0, 3: 0, 4: 1, 5: 1, 6: 1, 7: 1}),
+])
+def test_rocm_showtopo_all_tables(output, name: str, gpus: int, numa: dict[int, int]) -> None:
+    topology = parse_rocm_smi_showtopo(output("rocm-smi-showtopo", name))
+    assert len(topology.link_type.devices) == gpus
+    assert {link for _, _, link in topology.link_type.pairs()} == {"XGMI"}
+    assert {weight for _, _, weight in topology.weight.pairs()} == {"15"}
+    assert {hops for _, _, hops in topology.hops.pairs()} == {"1"}
+    assert topology.access is None
+    assert topology.numa_node == numa == topology.numa_affinity
+
+
+def test_rocm_showtopo_reads_a_showtopotype_output_too(output) -> None:
+    topology = parse_rocm_smi_showtopo(output("rocm-smi-showtopotype", "s0_single_node.txt"))
+    assert topology.weight is None and len(topology.link_type.pairs()) == 28
+
+
+def test_rocm_showtopo_truncated_inside_a_table(output, parse_error) -> None:
+    text = output("rocm-smi-showtopo", "archer2_mi210x4_xgmi.txt")
+    parse_error(parse_rocm_smi_showtopo, text[: text.index("GPU3   1            1 ")], "Hops between two GPUs", "no row for GPU3")
+
+
+def test_rocm_showtopo_bad_numa_line(output, parse_error) -> None:
+    text = output("rocm-smi-showtopo", "archer2_mi210x4_xgmi.txt").replace("Numa Node: 2", "Numa Node: two")
+    parse_error(parse_rocm_smi_showtopo, text, "Numa Nodes: expected")

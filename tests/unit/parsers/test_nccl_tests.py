@@ -332,3 +332,18 @@ def test_error_column_malformed_value(output: Output, parse_error: Callable[...,
 def test_mixed_correctness_columns_refused(output: Output, parse_error: Callable[..., ParseError]) -> None:
     text = output("nccl-tests", SUPERBENCH_AR).replace("busbw  error     time", "busbw #wrong     time")
     parse_error(parse_nccl_tests, text, "column header")
+
+
+@pytest.mark.parametrize(("name", "collective_rows", "largest", "busbw"), [
+    pytest.param("h200x2-nccl-tests-2.10.1+4-all_reduce_perf-error-column.txt", 26, 268435456, 299.76, id="all_reduce"),
+    pytest.param("h200x2-nccl-tests-2.10.1+4-reduce_scatter_perf-error-column.txt", 24, 67108864, None, id="reduce_scatter"),
+])
+def test_error_column_captured_with_checking_on(output: Output, name: str, collective_rows: int, largest: int,
+                                                busbw: float | None) -> None:
+    result = parse_nccl_tests(output("nccl-tests", name))
+    assert result.correctness_column == "error" and result.validation is True
+    assert len(result.rows) == collective_rows
+    assert all(row.out_of_place.max_error == 0.0 and row.in_place.max_error == 0.0 for row in result.rows)
+    assert correctness_checked(result) and not any_wrong(result)
+    size, measured = busbw_at_largest(result)
+    assert size == largest and (busbw is None or measured == busbw)
