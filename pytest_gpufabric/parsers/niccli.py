@@ -254,27 +254,67 @@ def parse_niccli_nvm_option(text: str) -> NvmOption:
 
 @dataclass(frozen=True)
 class NicListEntry:
+    """One NIC of ``niccli --list`` (one table row) or ``--list_devices`` (one block); what a layout does not
+    print is None (``--list_devices`` names the interface but not the firmware, ``--list`` the reverse)."""
+
     index: int
     board: str
     mac: str
-    firmware: str
+    firmware: Optional[str]
     pci_address: str
-    kind: str
-    mode: str
+    kind: Optional[str]
+    mode: Optional[str]
+    interface: Optional[str] = None
+    port: Optional[str] = None
 
 
-@parser(LIST_TOOL, "niccli --list: index, board, MAC, firmware version and PCI address of each NIC")
+LIST_ROW = re.compile(r"^\s*(\d+)\s*\)\s+(.+)$")
+# niccli 234 and later: "1) Broadcom BCM57608 1x400G QSFP-DD PCIe Ethernet NIC (Adp#1 Port#1)", then indented
+# "Device Interface : ...", "MAC Address : ...", "PCI Address : ..." lines.
+BLOCK_FIELDS = {"Device Interface": "interface", "MAC Address": "mac", "PCI Address": "pci"}
+
+
+def _table_row(line: str, match: re.Match[str]) -> NicListEntry:
+    words = match.group(2).split()
+    if len(words) != 6 or not is_bdf(words[3]):
+        fail(LIST_TOOL, f"expected '<n>) <board> <mac> <firmware> <pci> <type> <mode>', found {line.strip()!r}")
+    board, mac, firmware, pci, kind, mode = words
+    return NicListEntry(int(match.group(1)), board, mac.lower(), firmware, normalize_bdf(pci), kind, mode)
+
+
+def _block(index: int, title: str, fields: dict[str, str]) -> NicListEntry:
+    missing = [name for name, key in BLOCK_FIELDS.items() if key not in fields]
+    if missing:
+        fail(LIST_TOOL, f"device {index}: no {', '.join(missing)} line (output truncated?)")
+    if not is_bdf(fields["pci"]):
+        fail(LIST_TOOL, f"device {index}: PCI Address {fields['pci']!r} is not a PCI address")
+    port = re.search(r"\(([^()]*)\)\s*$", title)
+    board = title[: port.start()].strip() if port else title.strip()
+    return NicListEntry(index, board, fields["mac"].lower(), None, normalize_bdf(fields["pci"]), None, None,
+                        fields["interface"], port.group(1) if port else None)
+
+
+def _entry(line: str, match: re.Match[str], fields: dict[str, str]) -> NicListEntry:
+    """A table row, or, when field lines followed it, the title of a ``--list_devices`` block."""
+    return _block(int(match.group(1)), match.group(2), fields) if fields else _table_row(line, match)
+
+
+@parser(LIST_TOOL, "niccli --list / --list_devices: index, board, MAC, PCI address (firmware or interface) of each NIC")
 def parse_niccli_list(text: str) -> tuple[NicListEntry, ...]:
-    entries = []
+    entries: list[NicListEntry] = []
+    pending: tuple[str, re.Match[str], dict[str, str]] | None = None
     for line in clean_lines(LIST_TOOL, text):
-        match = re.match(r"^\s*(\d+)\s*\)\s+(.+)$", line)
-        if not match:
+        match = LIST_ROW.match(line)
+        if match:
+            if pending:
+                entries.append(_entry(*pending))
+            pending = (line, match, {})
             continue
-        words = match.group(2).split()
-        if len(words) != 6 or not is_bdf(words[3]):
-            fail(LIST_TOOL, f"expected '<n>) <board> <mac> <firmware> <pci> <type> <mode>', found {line.strip()!r}")
-        board, mac, firmware, pci, kind, mode = words
-        entries.append(NicListEntry(int(match.group(1)), board, mac.lower(), firmware, normalize_bdf(pci), kind, mode))
+        key, sep, value = line.partition(":")
+        if pending is not None and sep and key.strip() in BLOCK_FIELDS:
+            pending[2][BLOCK_FIELDS[key.strip()]] = value.strip()
+    if pending:
+        entries.append(_entry(*pending))
     if not entries:
         fail(LIST_TOOL, "no '<n>) <board> ...' row")
     return tuple(entries)

@@ -146,3 +146,20 @@ def test_list(output) -> None:
 )
 def test_malformed_list(parse_error, text: str, fragment: str) -> None:
     parse_error(parse_niccli_list, text, fragment)
+
+
+def test_list_devices_blocks_of_niccli_234(output) -> None:
+    (nic,) = parse_niccli_list(output("niccli-list", "node_scraper_list_devices_v234.txt"))
+    assert (nic.index, nic.board, nic.port) == (1, "Broadcom BCM57608 1x400G QSFP-DD PCIe Ethernet NIC", "Adp#1 Port#1")
+    assert (nic.interface, nic.mac, nic.pci_address) == ("abcd1p1", "81:82:83:84:85:88", "0000:22:00.0")
+    assert nic.firmware is None  # this layout does not print it
+
+
+def test_list_devices_block_cut_short(output, parse_error) -> None:
+    text = output("niccli-list", "node_scraper_list_devices_v234.txt")
+    parse_error(parse_niccli_list, text[: text.index("    PCI Address")], "device 1: no PCI Address line")
+
+
+def test_list_devices_block_with_a_bad_address(output, parse_error) -> None:
+    text = output("niccli-list", "node_scraper_list_devices_v234.txt").replace("0000:22:00.0", "22:00")
+    parse_error(parse_niccli_list, text, "'22:00' is not a PCI address")
