@@ -32,8 +32,10 @@ def replayed(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, An
 
 
 def test_same_outcomes_as_the_live_run(replayed: dict[str, dict[str, Any]]) -> None:
+    # Checks added to the suite after the recording have items the live run did not have; every item it had
+    # must replay, with the outcome it had.
     live = json.loads((DEVICE / "live-outcomes.json").read_text())
-    assert {item: row["outcome"] for item, row in replayed.items()} == {item: row["outcome"] for item, row in live.items()}
+    assert {item: replayed[item]["outcome"] for item in live if item in replayed} == {item: row["outcome"] for item, row in live.items()}
 
 
 def test_coll_001_is_the_figure_nccl_tests_printed(replayed: dict[str, dict[str, Any]]) -> None:
