@@ -15,6 +15,7 @@ DEMO_CLUSTER := $(DEMO_RECORDING)/site.yaml
 DEMO_WORKERS ?= 4
 DEMO_HTML := $(REPORTS)/demo.html
 DEMO_ALLURE_RESULTS := $(REPORTS)/allure-results
+DEMO_ACCEPTANCE := $(REPORTS)/acceptance
 ALLURE_REPORT := $(REPORTS)/allure-report
 
 # pytest-xdist for `make test`. Measured on a 2-core machine (whole suite): -n 0 took 64-86 s, -n 2 38-49 s,
@@ -28,7 +29,7 @@ PYTEST_ARGS ?=
 
 help:
 	@echo "pytest-gpufabric"
-	@echo "  make demo           run the acceptance suites against the demo recording; report in $(DEMO_HTML)"
+	@echo "  make demo           run the acceptance suites against the demo recording; reports in $(DEMO_ACCEPTANCE)/ and $(DEMO_HTML)"
 	@echo "  make allure-report  after make demo: one-file Allure report in $(ALLURE_REPORT) (installs Allure, Java)"
 	@echo "  make test           run the project's own tests (installs Chromium, Java, Allure when missing; needs root then)"
 	@echo "  make clean          remove reports, the virtual environment and installed report tools"
@@ -75,9 +76,10 @@ demo: $(VENV_STAMP)
 	$(VENV)/bin/pytest suites/acceptance --cluster=$(DEMO_CLUSTER) --replay=$(DEMO_RECORDING) \
 	    -n $(DEMO_WORKERS) -p no:cacheprovider \
 	    --html=$(DEMO_HTML) --self-contained-html --alluredir=$(DEMO_ALLURE_RESULTS) --clean-alluredir \
-	    $(PYTEST_ARGS) || status=$$?; \
+	    --gpufabric-report=$(DEMO_ACCEPTANCE) $(PYTEST_ARGS) || status=$$?; \
 	case $$status in \
 	    0|1) echo "==> demo run completed (pytest exit $$status: 1 means it found the demo cluster's faults)"; \
+	         echo "==> acceptance report: $(abspath $(DEMO_ACCEPTANCE))/report.html (summary.xlsx, CSV, report.pdf beside it)"; \
 	         echo "==> HTML report:    $(abspath $(DEMO_HTML))"; \
 	         echo "==> Allure results: $(abspath $(DEMO_ALLURE_RESULTS))"; \
 	         exit 0 ;; \

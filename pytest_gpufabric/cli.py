@@ -78,6 +78,17 @@ def _cmd_parse(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_report(args: argparse.Namespace) -> int:
+    from pytest_gpufabric.reporting.acceptance.build import build_report
+
+    recording = Path(args.recording) if args.recording else None
+    files = build_report(Path(args.results), Path(args.output), recording, pdf=not args.no_pdf)
+    print(f"acceptance report: {files.html.resolve()} ({files.seconds:.1f} s)")
+    print(f"tables: {files.workbook.resolve()} and {len(files.csvs)} CSV files")
+    print(files.pdf_note)
+    return EXIT_OK
+
+
 def build_parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="gpufabric", description="GPU fabric acceptance tests (pytest-gpufabric)")
     sub = root.add_subparsers(dest="command", required=True)
@@ -98,6 +109,12 @@ def build_parser() -> argparse.ArgumentParser:
     parse.set_defaults(func=_cmd_parse)
     add_discover_parser(sub)
     add_baseline_parser(sub)
+    report = sub.add_parser("report", help="build the acceptance report (HTML, XLSX, CSV, PDF) of a run's results")
+    report.add_argument("results", metavar="RESULTS_DIR_OR_FILE", help="results.jsonl, or the directory holding it")
+    report.add_argument("--recording", metavar="DIR", help="the run's recording: raw evidence, per-size collective tables")
+    report.add_argument("-o", "--output", metavar="OUT", required=True, help="directory to write the report into")
+    report.add_argument("--no-pdf", action="store_true", help="do not print report.pdf")
+    report.set_defaults(func=_cmd_report)
     return root
 
 

@@ -27,6 +27,8 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--scrub", metavar="REGEX", action="append", default=[], help="extra secret pattern to scrub from recordings (repeatable)")
     group.addoption("--command-timeout", metavar="SECONDS", type=float, help="bound every remote command (default: the inventory's ssh.command_timeout_s)")
     group.addoption("--gpufabric-results", metavar="DIR", default=DEFAULT_RESULTS_DIR, help=f"where results.jsonl and raw outputs go (default: {DEFAULT_RESULTS_DIR})")
+    group.addoption("--gpufabric-report", metavar="DIR",
+                    help="at the end of the run write the acceptance report into DIR: report.html, summary.xlsx, CSV files, report.pdf")
     group.addoption("--insecure-host-keys", action="store_true", help="accept unknown SSH host keys (NOT recommended; host keys are verified by default)")
     group.addoption("--pair-policy", metavar="POLICY", default="all",
                     help="node pairs of the pair checks: all, rounds:K (K circle rounds), same-leaf, or list:FILE (default: all)")
@@ -47,6 +49,7 @@ class FabricOptions:
     command_timeout_s: float | None
     results_dir: Path
     verify_host_keys: bool
+    report_dir: Path | None = None
 
     @property
     def mode_label(self) -> str:
@@ -81,4 +84,5 @@ def read_options(config: pytest.Config) -> FabricOptions:
         command_timeout_s=opt.command_timeout,
         results_dir=Path(opt.gpufabric_results),
         verify_host_keys=not opt.insecure_host_keys,
+        report_dir=Path(opt.gpufabric_report) if opt.gpufabric_report else None,
     )

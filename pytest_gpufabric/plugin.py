@@ -13,6 +13,7 @@ from pytest_gpufabric.catalog import SCOPES
 from pytest_gpufabric.context import CheckContext
 from pytest_gpufabric.errors import GpufabricError, TransportError, UsageError
 from pytest_gpufabric.options import add_options, read_options
+from pytest_gpufabric.reporting.acceptance.run_plugin import RunReporting, run_info
 from pytest_gpufabric.reporting.allure_meta import AllureRunInfo, run_environment
 from pytest_gpufabric.reporting.evidence import attach_evidence, evidence_data
 from pytest_gpufabric.reporting.scrubbed import scrub_exception, scrubbed_report
@@ -73,8 +74,12 @@ def pytest_configure(config: pytest.Config) -> None:
 
     register_switch_counters(config, config.stash[SESSION_KEY], lambda item: (_check_id(item), _target_of(item)[1]))
     if not _is_worker(config):
-        config.pluginmanager.register(ResultsReporter(ResultsWriter(options.results_dir / "results.jsonl")), "gpufabric-results")
+        writer = ResultsWriter(options.results_dir / "results.jsonl")
+        config.pluginmanager.register(ResultsReporter(writer), "gpufabric-results")
         config.pluginmanager.register(OutcomeReporting(), "gpufabric-outcomes")
+        info = run_info(inventory, loaded, run_id, options.mode_label, str(options.cluster))
+        reporting = RunReporting(options.results_dir, info, options.report_dir, options.recording_dir, lambda: writer.records)
+        config.pluginmanager.register(reporting, "gpufabric-run-report")
         alluredir = getattr(config.option, "allure_report_dir", None)
         if alluredir:
             environment = run_environment(inventory.site, sorted(loaded), str(options.cluster), options.mode_label)

@@ -19,6 +19,7 @@ from pytest_gpufabric.reporting.render import (
 )
 
 NOT_INSTALLED = "report tool not installed: {error} (make test installs it)"
+RENDER_TIMEOUT_S = 240.0  # a pytest-html page of the whole demo (2,500 rows) on a busy 2-core machine
 
 
 @pytest.fixture(scope="session")
@@ -48,7 +49,7 @@ def rendered_dom(chromium: Path) -> Callable[[Path], str]:
     def render(html_path: Path) -> str:
         key = html_path.resolve()
         if key not in doms:
-            doms[key] = render_html_in_chromium(key)
+            doms[key] = render_html_in_chromium(key, timeout_s=RENDER_TIMEOUT_S)
         return doms[key]
 
     return render

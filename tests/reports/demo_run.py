@@ -1,4 +1,5 @@
-"""One replay of the bundled demo that writes every report: results.jsonl, pytest-html, Allure results."""
+"""One replay of the bundled demo that writes every report: results.jsonl, pytest-html, Allure results and
+the acceptance report (HTML, XLSX, CSV, PDF)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,10 @@ class DemoRun:
     def allure_results(self) -> Path:
         return self.workdir / "allure-results"
 
+    @property
+    def report_dir(self) -> Path:
+        return self.workdir / "report"
+
     def records(self) -> list[dict[str, Any]]:
         return [json.loads(line) for line in self.results_file.read_text(encoding="utf-8").splitlines()]
 
@@ -53,7 +58,8 @@ def run_demo(workdir: Path, workers: int = 2) -> DemoRun:
     completed = subprocess.run(
         [sys.executable, "-m", "pytest", "suites/acceptance", f"--cluster={DEMO / 'site.yaml'}", f"--replay={DEMO}",
          "-n", str(workers), "-p", "no:cacheprovider", "-q", f"--gpufabric-results={workdir / 'results'}",
-         f"--html={workdir / 'demo.html'}", "--self-contained-html", f"--alluredir={workdir / 'allure-results'}"],
+         f"--html={workdir / 'demo.html'}", "--self-contained-html", f"--alluredir={workdir / 'allure-results'}",
+         f"--gpufabric-report={workdir / 'report'}"],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=DEMO_TIMEOUT_S, check=False,
     )
     return DemoRun(workdir=workdir, exit_code=completed.returncode, output=completed.stdout + completed.stderr)

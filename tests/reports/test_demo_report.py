@@ -1,5 +1,6 @@
 """The reports of the demo replay agree with its results file: Allure, pytest-html and the terminal count an
-item that could not be measured as an error (Allure: broken), never as a failure."""
+item that could not be measured as an error (Allure: broken), never as a failure; the acceptance report
+(HTML rendered in headless Chromium, XLSX, PDF) shows the same counts and finds the injected faults."""
 
 from __future__ import annotations
 
@@ -9,8 +10,15 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+import openpyxl
+import pandas as pd
+import pytest
+from acceptance_dom import Element, parse_dom
 from demo_run import DemoRun
-from report_dom import rendered_result_rows
+from matplotlib.image import imread
+from report_dom import loaded_resources, rendered_result_rows
+
+from pytest_gpufabric.reporting.render import render_html_in_chromium
 
 
 def test_the_demo_has_failures_and_unmeasured_items(demo_run: DemoRun) -> None:
@@ -44,3 +52,121 @@ def test_terminal_counts_unmeasured_as_errors(demo_run: DemoRun) -> None:
 
     assert f"{counts['failed']} failed" in demo_run.output and f"{counts['error']} errors" in demo_run.output
     assert f"{counts['failed']} failed, {counts['error']} not measured" in demo_run.output
+
+
+# -- the acceptance report (--gpufabric-report) of the same replay, rendered in headless Chromium ------------
+
+BAD_CABLE = "node01/bnxt_re2 <-> node03/bnxt_re2"
+BAD_CABLE_HEATMAP = "heatmap-PERF-002-rail-2"
+
+
+def _report_dom(demo_run: DemoRun, rendered_dom: Callable[[Path], str]) -> Element:
+    return parse_dom(rendered_dom(demo_run.report_dir / "report.html"))
+
+
+def test_cover_totals_and_verdict_equal_results(demo_run: DemoRun, rendered_dom: Callable[[Path], str]) -> None:
+    dom = _report_dom(demo_run, rendered_dom)
+    counts = demo_run.outcome_counts()
+
+    shown = {outcome: int(dom.by_id(f"total-{outcome}").text) for outcome in counts}
+    assert shown == counts
+    assert dom.by_id("verdict").text == f"not accepted: {counts['failed']} failed, {counts['error']} not measured"
+    assert dom.by_id("cover-site").text == "demo-mi300x-thor2"
+    assert "S4: AMD Instinct documentation, RDMA and RCCL Benchmarking" in dom.by_id("cover").text
+
+
+def test_area_table_and_failures_list_every_item(demo_run: DemoRun, rendered_dom: Callable[[Path], str]) -> None:
+    dom = _report_dom(demo_run, rendered_dom)
+    records = demo_run.records()
+
+    area_rows = dom.by_id("area-table").find_all("tbody")[0].find_all("tr")
+    assert sum(int(row.find_all("td")[-1].text) for row in area_rows) == len(records)
+    listed = [row.attrs["data-node-id"] for row in dom.by_id("failures").find_all("tr") if "data-node-id" in row.attrs]
+    assert sorted(listed) == sorted(r["node_id"] for r in records if r["outcome"] in ("failed", "error"))
+
+
+def test_bad_cable_is_the_lowest_cell_of_its_rail_marked_failed(demo_run: DemoRun, rendered_dom: Callable[[Path], str]) -> None:
+    heatmap = _report_dom(demo_run, rendered_dom).by_id(BAD_CABLE_HEATMAP)
+    rail_values = [m["measured"] for r in demo_run.records() if r["check_id"] == "PERF-002"
+                   for m in r["measurements"] if m["name"] == "average_bw_gbps" and m["where"].count("/bnxt_re2") == 2]
+
+    lowest = heatmap.find_all("tr", data_outcome="failed")[0]
+    assert lowest.attrs["data-pair"] == BAD_CABLE
+    assert float(lowest.attrs["data-value"]) == min(rail_values)
+    assert len(rail_values) == 2 * int(heatmap.attrs["data-pairs"])  # both directions of every pair of the rail
+    assert heatmap.find_all("img")[0].attrs["src"].startswith("data:image/png;base64,")
+
+
+def test_latency_matrix_and_collective_plots(demo_run: DemoRun, rendered_dom: Callable[[Path], str]) -> None:
+    dom = _report_dom(demo_run, rendered_dom)
+
+    latency = dom.by_id("latency").find_all("figure", data_check="PERF-007")
+    assert len(latency) == 8 and sum(int(f.attrs["data-failed"]) for f in latency) == 1
+    collectives = {f.attrs["data-check"]: f for f in dom.by_id("collectives").find_all("figure")}
+    assert {"COLL-001", "COLL-003"} <= set(collectives)
+    assert float(collectives["COLL-003"].attrs["data-threshold"]) > 0
+
+
+def test_versions_highlight_the_old_rocm(demo_run: DemoRun, rendered_dom: Callable[[Path], str]) -> None:
+    table = _report_dom(demo_run, rendered_dom).by_id("version-table")
+
+    odd = [(row.find_all("th")[0].text, cell.text) for row in table.find_all("tbody")[0].find_all("tr")
+           for cell in row.find_all("td", **{"class": "odd"})]
+    assert ("node04", "6.2.4.60204-139~22.04") in odd
+
+
+def test_suspects_name_the_bad_cable(demo_run: DemoRun, rendered_dom: Callable[[Path], str]) -> None:
+    suspects = _report_dom(demo_run, rendered_dom).by_id("suspect-table").text
+
+    assert f"suspect link {BAD_CABLE}" in suspects
+
+
+def test_report_is_self_contained(demo_run: DemoRun) -> None:
+    html = (demo_run.report_dir / "report.html").read_text(encoding="utf-8")
+
+    assert [address for address in loaded_resources(html) if not address.startswith("data:")] == []
+    assert "<script" not in html
+
+
+@pytest.mark.parametrize("view", ["", "heatmap-PERF-002-rail-2", "collective-COLL-003"], ids=["cover", "heatmap", "collective"])
+def test_screenshots_show_the_view(demo_run: DemoRun, chromium: Path, view: str, tmp_path: Path) -> None:
+    """The address of a figure shows it alone (so it can be handed over, and captured here)."""
+    shot = tmp_path / f"{view or 'cover'}.png"
+    render_html_in_chromium(demo_run.report_dir / "report.html", shot, fragment=view or None, window_size=(1280, 900))
+
+    pixels = imread(shot)
+    assert pixels.shape[:2] == (900, 1280)
+    assert pixels[:, :, :3].std() > 0.05, "the screenshot is blank"
+    assert ((pixels[:, :, 0] > 0.8) & (pixels[:, :, 1] < 0.2)).any() or not view, "no red (failed) area in the figure"
+
+
+def test_workbook_counts_equal_results(demo_run: DemoRun) -> None:
+    workbook = openpyxl.load_workbook(demo_run.report_dir / "summary.xlsx", read_only=True)
+    counts = demo_run.outcome_counts()
+
+    assert {"summary", "results", "node x check", "pair matrices", "versions"} <= set(workbook.sheetnames)
+    rows = list(workbook["results"].iter_rows(values_only=True))
+    outcome = rows[0].index("outcome")
+    assert Counter(row[outcome] for row in rows[1:]) == Counter({k: v for k, v in counts.items() if v})
+    summary = list(workbook["summary"].iter_rows(values_only=True))
+    header = summary[0]
+    assert {name: sum(row[header.index(name)] for row in summary[1:]) for name in counts} == counts
+    table = pd.read_csv(demo_run.report_dir / "results.csv")
+    assert table["outcome"].value_counts().to_dict() == {k: v for k, v in counts.items() if v}
+
+
+def test_pdf_has_pages(demo_run: DemoRun) -> None:
+    pdf = (demo_run.report_dir / "report.pdf").read_bytes()
+
+    assert pdf.startswith(b"%PDF-")
+    assert len(re.findall(rb"/Type\s*/Page\b", pdf)) >= 1
+
+
+def test_pytest_html_page_names_the_site_and_summarizes_areas(demo_run: DemoRun) -> None:
+    dom = parse_dom(demo_run.html_report.read_text(encoding="utf-8"))  # title and summary are in the page as written
+
+    assert dom.find_all("title")[0].text == "demo-mi300x-thor2: GPU fabric acceptance (mi300x-thor2)"
+    summary = dom.by_id("gpufabric-summary")
+    assert "site demo-mi300x-thor2" in " ".join(summary.text.split())
+    rows = summary.find_all("tbody")[0].find_all("tr")
+    assert sum(int(row.find_all("td")[-1].text) for row in rows) == len(demo_run.records())

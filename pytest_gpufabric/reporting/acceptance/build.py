@@ -1,0 +1,111 @@
+"""Build the acceptance report of a run: ``report.html``, ``summary.xlsx``, CSV files and ``report.pdf``."""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from pytest_gpufabric.catalog import load_catalog
+from pytest_gpufabric.checks.localization import Localization, PairOutcome, localize
+from pytest_gpufabric.reporting.acceptance import fabric_sections, findings_sections, summary_sections
+from pytest_gpufabric.reporting.acceptance.collectives import collective_curves
+from pytest_gpufabric.reporting.acceptance.exports import Tables, print_pdf, write_tables
+from pytest_gpufabric.reporting.acceptance.load import load_run
+from pytest_gpufabric.reporting.acceptance.model import ITEM_COLUMNS, ReportModel, build_model
+from pytest_gpufabric.reporting.acceptance.page import page
+from pytest_gpufabric.reporting.acceptance.recorded import RecordedOutputs
+from pytest_gpufabric.reporting.acceptance.versions import version_table
+
+REPORT_HTML = "report.html"
+REPORT_PDF = "report.pdf"
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    """What a build wrote, and how long it took."""
+
+    html: Path
+    workbook: Path
+    csvs: list[Path]
+    pdf: Path | None
+    pdf_note: str
+    seconds: float
+
+
+def _titles(model: ReportModel) -> dict[str, str]:
+    titles = {spec.id: spec.title for spec in load_catalog()}
+    titles.update({str(c): str(t) for c, t in model.items[["check_id", "title"]].dropna().itertuples(index=False)})
+    return titles
+
+
+def _localization(model: ReportModel) -> Localization:
+    """Suspects over the NIC pairs of the run (failed: a judged value did not hold)."""
+    pairs = model.pairs
+    outcomes = (PairOutcome(str(r.check_id), f"{r.node_a}/{r.nic_a}", f"{r.node_b}/{r.nic_b}", not r.passed)
+                for r in pairs.itertuples(index=False))
+    return localize(outcomes)
+
+
+def _report_date(model: ReportModel, results_file: Path) -> str:
+    if model.info.finished or model.info.started:
+        return model.info.finished or model.info.started
+    stamp = dt.datetime.fromtimestamp(results_file.stat().st_mtime, dt.timezone.utc)
+    return stamp.strftime("%Y-%m-%d %H:%M:%S UTC") + " (results file)"
+
+
+def _pair_matrices(pairs: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
+    """Node x node (worst value of the pair, both triangles) per check, metric and rail."""
+    matrices = []
+    for (check_id, metric, rail), group in pairs.groupby(["check_id", "metric", "rail"], sort=True):
+        both = pd.concat([group[["node_a", "node_b", "value"]],
+                          group[["node_b", "node_a", "value"]].set_axis(["node_a", "node_b", "value"], axis=1)])
+        matrix = both.pivot_table(index="node_a", columns="node_b", values="value", aggfunc="min")
+        matrix.index.name = "node"
+        unit, expected = group["unit"].iloc[0], group["expected"].iloc[0]
+        matrices.append((f"{check_id} {metric} rail {rail} ({unit}; threshold {expected})", matrix))
+    return matrices
+
+
+def _tables(model: ReportModel, versions: pd.DataFrame) -> Tables:
+    _, total, bad = model.node_check_matrix()
+    node_check = (bad.fillna(0).astype(int).astype(str) + "/" + total.fillna(0).astype(int).astype(str)).where(total.notna(), "")
+    results = model.items[list(ITEM_COLUMNS)]
+    return Tables(summary=model.area_summary(), results=results, node_check=node_check, pairs=model.pairs,
+                  pair_matrices=_pair_matrices(model.pairs), versions=versions)
+
+
+def build_report(results: Path, out: Path, recording: Path | None = None, *, pdf: bool = True) -> ReportFiles:
+    """Everything from ``results`` (a results.jsonl or its directory) and, where given, the recording."""
+    started = time.monotonic()
+    run = load_run(results)
+    recorded = RecordedOutputs.open(recording)
+    model = build_model(run.records, run.info)
+    titles = _titles(model)
+    curves, thresholds = collective_curves(run.records, recorded)
+    versions, odd = version_table(run.records, curves)
+    failures = model.failures()
+    sections = [
+        summary_sections.cover(model, _report_date(model, run.results_file)),
+        summary_sections.areas(model),
+        summary_sections.node_check_matrix(model),
+        fabric_sections.pair_heatmaps(model.pairs, titles, latency=False),
+        fabric_sections.pair_heatmaps(model.pairs, titles, latency=True),
+        fabric_sections.collectives(curves, thresholds, titles, recorded.available),
+        findings_sections.versions(versions, odd),
+        findings_sections.suspects(_localization(model)),
+        findings_sections.failures(failures, titles),
+        findings_sections.appendix(failures, run.records, recorded),
+    ]
+    out.mkdir(parents=True, exist_ok=True)
+    html = out / REPORT_HTML
+    html.write_text(page(f"Fabric acceptance report: {model.info.site}", sections), encoding="utf-8")
+    workbook, csvs = write_tables(_tables(model, versions), out)
+    pdf_path, note = None, "report.pdf not asked for"
+    if pdf:
+        note = print_pdf(html, out / REPORT_PDF)
+        pdf_path = out / REPORT_PDF if (out / REPORT_PDF).is_file() else None
+    return ReportFiles(html, workbook, csvs, pdf_path, note, time.monotonic() - started)
