@@ -9,6 +9,14 @@ from importlib import resources
 import yaml
 
 SCOPES = ("cluster", "node", "gpu", "nic", "nic_gpu_pair", "node_pair", "nic_pair", "switch", "switch_port")
+# Checks judged per NIC pair are collected as one item per node pair that measures all its rails at once
+# (one verdict per NIC pair in the results): the item count grows with node pairs, not NIC pairs.
+ITEM_SCOPES = {"nic_pair": "node_pair"}
+
+
+def item_scopes(scope: str) -> tuple[str, ...]:
+    """The fixtures an item of a check of ``scope`` may take (its own scope, or the one it is collected in)."""
+    return (scope, ITEM_SCOPES[scope]) if scope in ITEM_SCOPES else (scope,)
 
 
 @dataclass(frozen=True)

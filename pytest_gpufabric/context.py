@@ -11,11 +11,24 @@ import pytest
 from pytest_gpufabric.catalog import CheckSpec
 from pytest_gpufabric.errors import MeasurementMissing, ParseError
 from pytest_gpufabric.expectations import Profile
+from pytest_gpufabric.measuring.rails import Measure, RailMeasurement, RunFunc, measure_rails
+from pytest_gpufabric.measuring.verdicts import pair_record, rails_message
+from pytest_gpufabric.targets import NicPairTarget
 from pytest_gpufabric.transport.base import CommandResult
-from pytest_gpufabric.verdict import Measurement, failure_message, judge
+from pytest_gpufabric.verdict import Judged, Measurement, failure_message, judge
 
 T = TypeVar("T")
-RunFunc = Callable[[str, str, "float | None", bool], CommandResult]
+
+
+def parse_output(parse: Callable[[str], T], result: CommandResult) -> T:
+    """Parse a command's stdout; an unusable output is an error naming node and command."""
+    try:
+        return parse(result.stdout)
+    except ParseError as exc:
+        raise MeasurementMissing(
+            f"{result.node}: `{result.command}` (exit {result.exit_code}): {exc}"
+            + (f"; stderr: {result.stderr.strip()[:200]}" if result.stderr.strip() else "")
+        ) from None
 
 
 @dataclass
@@ -35,6 +48,9 @@ class CheckContext:
     measurements: list[Measurement] = field(default_factory=list)
     failure_hint: str | None = None  # the diagnosis shown with the failure (the check's own, else the catalog's)
     parsed: dict[tuple[str, str, str], tuple[str, Any]] = field(default_factory=dict)  # the process's facts cache
+    rail_pairs: tuple[NicPairTarget, ...] = ()  # the NIC pairs a node-pair item measures (all rails, or a rerun's)
+    fanout: int = 1  # NIC pairs measured at once
+    pairs: list[dict[str, Any]] = field(default_factory=list)  # one verdict record per NIC pair
 
     def run(self, node: str, command: str, *, timeout_s: float | None = None, cached: bool = False) -> CommandResult:
         """Run a read-only ``command`` on ``node``; ``cached`` reuses an identical earlier run in this process."""
@@ -55,13 +71,7 @@ class CheckContext:
         return facts
 
     def _parse(self, parse: Callable[[str], T], result: CommandResult) -> T:
-        try:
-            return parse(result.stdout)
-        except ParseError as exc:
-            raise MeasurementMissing(
-                f"{result.node}: `{result.command}` (exit {result.exit_code}): {exc}"
-                + (f"; stderr: {result.stderr.strip()[:200]}" if result.stderr.strip() else "")
-            ) from None
+        return parse_output(parse, result)
 
     def require(self, value: T | None, what: str) -> T:
         """A value the check cannot do without; missing is an error, never a pass."""
@@ -91,3 +101,34 @@ class CheckContext:
             self.failure_hint = hint or self.check.hint
             message = failure_message(self.check.id, self.check.title, self.target_id, failed, self.failure_hint)
             pytest.fail(message, pytrace=False)
+
+    def measure_rails(self, measure: Measure[T]) -> list[RailMeasurement[T]]:
+        """``measure`` every NIC pair of the item at once (at most ``fanout``); their commands become evidence."""
+        measured = measure_rails(self.rail_pairs, measure, self._run, self.fanout)
+        for rail in measured:
+            self.commands.extend(rail.commands)
+        return measured
+
+    def expect_rails(self, measured: Iterable[RailMeasurement[T]], values_of: Callable[[T], Iterable[Judged]]) -> None:
+        """Judge each NIC pair's values (one verdict per pair) and fail once, naming every failing rail; only
+        unmeasured pairs and no failing one: an error (MeasurementMissing) naming them."""
+        failed: dict[str, list[Measurement]] = {}
+        hint = self.check.hint
+        for rail in measured:
+            judged: list[Measurement] = []
+            error = f"{rail.error_kind}: {rail.error}" if rail.error is not None else None
+            if error is None:
+                assert rail.value is not None
+                try:
+                    judged = [self.judge(n, v, where=w, detail=d) for n, v, w, d in values_of(rail.value)]
+                except MeasurementMissing as exc:
+                    error = f"{type(exc).__name__}: {exc}"
+            failed[rail.pair.id] = [m for m in judged if not m.passed]
+            self.pairs.append(pair_record(rail.pair, judged, error=error, hint=hint, check_source=self.check.source))
+        if all(record["outcome"] == "passed" for record in self.pairs):
+            return
+        message = rails_message(self.check.id, self.check.title, self.target_id, self.pairs, failed, hint)
+        if not any(record["outcome"] == "failed" for record in self.pairs):
+            raise MeasurementMissing(message)
+        self.failure_hint = hint
+        pytest.fail(message, pytrace=False)

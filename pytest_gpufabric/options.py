@@ -32,6 +32,10 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--insecure-host-keys", action="store_true", help="accept unknown SSH host keys (NOT recommended; host keys are verified by default)")
     group.addoption("--pair-policy", metavar="POLICY", default="all",
                     help="node pairs of the pair checks: all, rounds:K (K circle rounds), same-leaf, or list:FILE (default: all)")
+    group.addoption("--fanout", metavar="N", type=int,
+                    help="NIC pairs measured at once (default: every NIC pair of a node pair)")
+    group.addoption("--rerun-failed-pairs", metavar="RESULTS_JSONL",
+                    help="measure again only the NIC pairs that failed or could not be measured in RESULTS_JSONL")
     group.addoption("--schedule-log", metavar="FILE", help="append one JSON line per traffic test (item, resources, start, end, worker)")
     group.addoption("--soak", metavar="DURATION", help="run the PERF-008 soak for DURATION (e.g. 8h, 30m); skipped when not given")
     group.addoption("--lock-dir", metavar="DIR", help="directory of the NIC/GPU/port locks (default: a fresh one chosen by the controller)")

@@ -9,9 +9,12 @@ from typing import Any
 
 import pytest
 
-from pytest_gpufabric.catalog import SCOPES
+from pytest_gpufabric.catalog import SCOPES, item_scopes
 from pytest_gpufabric.context import CheckContext
 from pytest_gpufabric.errors import GpufabricError, TransportError, UsageError
+from pytest_gpufabric.items import check_id_of, target_of
+from pytest_gpufabric.measuring.rails import error_kind
+from pytest_gpufabric.measuring.verdicts import skipped_pair_record
 from pytest_gpufabric.options import add_options, read_options
 from pytest_gpufabric.reporting.acceptance.run_plugin import RunReporting, run_info
 from pytest_gpufabric.reporting.allure_meta import AllureRunInfo, run_environment
@@ -19,9 +22,11 @@ from pytest_gpufabric.reporting.evidence import attach_evidence, evidence_data
 from pytest_gpufabric.reporting.scrubbed import scrub_exception, scrubbed_report
 from pytest_gpufabric.reporting.outcomes import OutcomeReporting, show_cause_to_allure
 from pytest_gpufabric.results import PROPERTY_KEY, ResultsReporter, ResultsWriter
+from pytest_gpufabric.scheduling.pair_option import parse_pair_policy, selected_node_pairs
+from pytest_gpufabric.scheduling.rerun import FailedPairs
 from pytest_gpufabric.session import FabricSession
 from pytest_gpufabric.startup import prepare_run
-from pytest_gpufabric.targets import platform_tags_of, targets_for_scope
+from pytest_gpufabric.targets import platform_tags_of
 
 SESSION_KEY = pytest.StashKey[FabricSession]()
 CONTEXT_KEY = pytest.StashKey[CheckContext]()
@@ -54,6 +59,13 @@ def pytest_configure(config: pytest.Config) -> None:
         from pytest_gpufabric.transport.factory import transport_factory
 
         setup = prepare_run(options.cluster, options.thresholds_dir, options.scrub)
+        policy = parse_pair_policy(config.getoption("pair_policy"))
+        node_pairs = tuple(selected_node_pairs(policy, setup.inventory))
+        rerun_file = config.getoption("rerun_failed_pairs")
+        rerun = FailedPairs.load(Path(rerun_file)) if rerun_file else None
+        fanout = config.getoption("fanout")
+        if fanout is not None and fanout < 1:
+            raise UsageError(f"--fanout must be at least 1, got {fanout}")
     except GpufabricError as exc:
         raise pytest.UsageError(str(exc)) from None
     inventory, loaded = setup.inventory, setup.profiles
@@ -66,13 +78,17 @@ def pytest_configure(config: pytest.Config) -> None:
         make_transport=transport_factory(inventory, options, run_id, setup.scrubber),
         scrubber=setup.scrubber,
         command_timeout_s=options.command_timeout_s,
+        pair_policy=policy,
+        node_pairs=node_pairs,
+        rerun=rerun,
+        fanout=fanout,
     )
     from pytest_gpufabric.scheduling.plugin import register as register_scheduling
 
     register_scheduling(config, config.stash[SESSION_KEY])
     from pytest_gpufabric.switches.snapshots import register as register_switch_counters
 
-    register_switch_counters(config, config.stash[SESSION_KEY], lambda item: (_check_id(item), _target_of(item)[1]))
+    register_switch_counters(config, config.stash[SESSION_KEY], lambda item: (check_id_of(item), target_of(item)[1]))
     if not _is_worker(config):
         writer = ResultsWriter(options.results_dir / "results.jsonl")
         config.pluginmanager.register(ResultsReporter(writer), "gpufabric-results")
@@ -108,49 +124,50 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if len(scopes) > 1:
         raise pytest.UsageError(f"{metafunc.definition.nodeid} takes several scope fixtures {scopes}; a check has one scope")
     scope = scopes[0]
-    targets = targets_for_scope(session.inventory, scope)
+    targets, ids = session.targets(scope)
     if not targets:
         metafunc.parametrize(scope, [pytest.param(None, marks=pytest.mark.skip(reason=f"the inventory has no {scope} to test"))], ids=[f"no-{scope}"])
         return
-    metafunc.parametrize(scope, targets, ids=[t.id for t in targets])
+    metafunc.parametrize(scope, targets, ids=ids)
 
 
-def _check_id(item: pytest.Item) -> str | None:
-    marker = item.get_closest_marker("check")
-    return str(marker.args[0]) if marker and marker.args else None
-
-
-def _target_of(item: pytest.Item) -> Any:
-    params = getattr(getattr(item, "callspec", None), "params", {})
-    for scope in SCOPES:
-        if scope in params:
-            return scope, params[scope]
-    return None, None
+def _rerun_keeps(rerun: FailedPairs, check_id: str, target: Any) -> bool:
+    """Under --rerun-failed-pairs: only node-pair items holding a failed NIC pair of their own check."""
+    return hasattr(target, "rail_pairs") and rerun.holds(check_id, target.a.name, target.b.name)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     session = _session(config)
     if session is None:
-        needing = [i.nodeid for i in items if _check_id(i) and any(s in getattr(i, "fixturenames", ()) for s in SCOPES)]
+        needing = [i.nodeid for i in items if check_id_of(i) and any(s in getattr(i, "fixturenames", ()) for s in SCOPES)]
         if needing:
             raise pytest.UsageError(f"{len(needing)} checks (e.g. {needing[0]}) need a cluster: pass --cluster=site.yaml")
         return
+    kept, dropped = [], []
     for item in items:
-        scope, target = _target_of(item)
+        scope, target = target_of(item)
         if scope is None or target is None:
+            kept.append(item)
             continue
-        check_id = _check_id(item)
+        check_id = check_id_of(item)
         if check_id is None:
             raise pytest.UsageError(f"{item.nodeid}: uses the {scope} fixture but has no @pytest.mark.check(ID)")
         if check_id not in session.catalog:
             raise pytest.UsageError(f"{item.nodeid}: check id {check_id!r} is not in the catalog")
         spec = session.catalog.get(check_id)
-        if spec.scope != scope:
+        if scope not in item_scopes(spec.scope):
             raise pytest.UsageError(f"{item.nodeid}: {check_id} has scope {spec.scope!r} in the catalog but the test takes {scope!r}")
+        if session.rerun is not None and not _rerun_keeps(session.rerun, check_id, target):
+            dropped.append(item)
+            continue
+        kept.append(item)
         profile = session.profile_for(getattr(target, "nodes", ()))
         reason = _not_applicable(spec.applies, target, profile.not_applicable.get(check_id), check_id)
         if reason:
             item.add_marker(pytest.mark.skip(reason=reason))
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
 
 
 def _not_applicable(applies: tuple[str, ...], target: Any, profile_reason: str | None, check_id: str) -> str | None:
@@ -171,10 +188,10 @@ def gpufabric(request: pytest.FixtureRequest) -> CheckContext:
     if session is None:
         raise pytest.UsageError("the gpufabric fixture needs --cluster=site.yaml")
     item = request.node
-    check_id = _check_id(item)
+    check_id = check_id_of(item)
     if check_id is None:
         raise pytest.UsageError(f"{item.nodeid}: the gpufabric fixture needs @pytest.mark.check(ID)")
-    _, target = _target_of(item)
+    _, target = target_of(item)
     try:
         for machine in (*getattr(target, "nodes", ()), *_switch_of(target)):
             session.connect(machine.name)  # an unreachable machine is a setup error of this item, not a failed check
@@ -187,6 +204,10 @@ def gpufabric(request: pytest.FixtureRequest) -> CheckContext:
 
     profile = session.profile_for(getattr(target, "nodes", ()))
     context = CheckContext(session.catalog.get(check_id), getattr(target, "id", item.name), profile, run, parsed=session.parsed)
+    if hasattr(target, "rail_pairs"):
+        rails = target.rail_pairs()
+        context.rail_pairs = tuple(r for r in rails if session.rerun is None or session.rerun.keeps(check_id, r.id))
+        context.fanout = session.fanout or max(1, len(context.rail_pairs))
     item.stash[CONTEXT_KEY] = context
     return context
 
@@ -198,7 +219,7 @@ def _switch_of(target: Any) -> tuple[Any, ...]:
 
 
 def _error_kind(exc: BaseException) -> tuple[str, str]:
-    return ("transport" if isinstance(exc, TransportError) else type(exc).__name__), str(exc)
+    return error_kind(exc), str(exc)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -221,7 +242,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     session = _session(item.config)
     if session is None:
         return report
-    check_id = _check_id(item)
+    check_id = check_id_of(item)
     if check_id is not None:
         _add_check_data(item, call, report, session, check_id)
     scrub_exception(call, session.scrubber)
@@ -234,8 +255,9 @@ def _add_check_data(
     spec = session.catalog.get(check_id)
     context = item.stash.get(CONTEXT_KEY, None)
     data: dict[str, Any] = {"check_id": check_id, "title": spec.title, "check_source": spec.source, "hint": spec.hint}
-    _, target = _target_of(item)
+    scope, target = target_of(item)
     data["target"] = getattr(target, "id", None)
+    data["scope"] = scope
     error = item.stash.get(ERROR_KEY, None) if report.failed else None
     if error is None and call.excinfo is not None and call.excinfo.errisinstance(GpufabricError):
         error = _error_kind(call.excinfo.value)
@@ -247,6 +269,9 @@ def _add_check_data(
     if context is not None and report.when == "call":
         data.update(evidence_data(context))
         attach_evidence(item, report, context, session.scrubber)
+    if report.skipped and spec.scope == "nic_pair" and hasattr(target, "rail_pairs"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        data["pairs"] = [skipped_pair_record(pair, reason, spec.source) for pair in target.rail_pairs()]
     report.user_properties.append((PROPERTY_KEY, data))
 
 

@@ -28,7 +28,7 @@ def item_record(report: pytest.TestReport, outcome: str, data: dict[str, Any]) -
         message = _failure_text(report)
     if outcome == "skipped" and isinstance(report.longrepr, tuple):
         message = report.longrepr[2]
-    return {
+    record = {
         "schema": RESULTS_SCHEMA_VERSION,
         "node_id": report.nodeid,
         "check_id": data.get("check_id"),
@@ -43,7 +43,11 @@ def item_record(report: pytest.TestReport, outcome: str, data: dict[str, Any]) -
         "message": message,
         "measurements": data.get("measurements", []),
         "commands": data.get("commands", []),
+        "scope": data.get("scope"),
     }
+    if data.get("pairs"):
+        record["pairs"] = data["pairs"]  # node-pair items: one verdict per NIC pair (see measuring.verdicts)
+    return record
 
 
 def _failure_text(report: pytest.TestReport) -> str | None:

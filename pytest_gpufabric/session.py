@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -9,6 +10,9 @@ from typing import TYPE_CHECKING, Any
 from pytest_gpufabric.catalog import Catalog
 from pytest_gpufabric.expectations import Profile
 from pytest_gpufabric.recording.scrub import Scrubber
+from pytest_gpufabric.scheduling.pair_option import PairPolicy
+from pytest_gpufabric.scheduling.rerun import FailedPairs
+from pytest_gpufabric.targets import Target, node_pair_targets, targets_for_scope
 from pytest_gpufabric.transport.base import CommandResult, Transport
 
 if TYPE_CHECKING:
@@ -26,9 +30,29 @@ class FabricSession:
     make_transport: Callable[[], Transport]
     scrubber: Scrubber = field(default_factory=Scrubber)  # every artifact leaving the run goes through it
     command_timeout_s: float | None = None
+    pair_policy: PairPolicy = field(default_factory=lambda: PairPolicy("all"))
+    node_pairs: tuple[tuple[str, str], ...] = ()  # the selected node pairs, in round order
+    rerun: FailedPairs | None = None  # --rerun-failed-pairs: only these NIC pairs are measured
+    fanout: int | None = None  # --fanout: NIC pairs measured at once (None: all of a round)
     _transport: Transport | None = None
     _cache: dict[tuple[str, str], CommandResult] = field(default_factory=dict)
     parsed: dict[tuple[str, str, str], tuple[str, Any]] = field(default_factory=dict)  # facts of cached outputs
+    _targets: dict[str, tuple[list[Target], list[str]]] = field(default_factory=dict)
+    _transport_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def targets(self, scope: str) -> tuple[list[Target], list[str]]:
+        """The targets of ``scope`` and their ids, built once per process. Pair scopes hold the selected node
+        pairs only, in round order (a rerun of failed NIC pairs: only the node pairs that hold one)."""
+        if scope not in self._targets:
+            if scope in ("node_pair", "nic_pair"):
+                pairs = self.node_pairs if self.rerun is None else self.rerun.node_pairs(self.node_pairs)
+                node_pairs = node_pair_targets(self.inventory, pairs)
+                found: list[Target] = list(node_pairs) if scope == "node_pair" else [
+                    rail for pair in node_pairs for rail in pair.rail_pairs()]
+            else:
+                found = targets_for_scope(self.inventory, scope)
+            self._targets[scope] = (found, [target.id for target in found])
+        return self._targets[scope]
 
     @property
     def profile(self) -> Profile:
@@ -42,9 +66,10 @@ class FabricSession:
 
     @property
     def transport(self) -> Transport:
-        if self._transport is None:
-            self._transport = self.make_transport()
-        return self._transport
+        with self._transport_lock:  # NIC pairs are measured from several threads
+            if self._transport is None:
+                self._transport = self.make_transport()
+            return self._transport
 
     def timeout_for(self, node: str, timeout_s: float | None) -> float:
         if timeout_s is not None:

@@ -6,7 +6,7 @@ so adding or removing an unrelated node changes no other item's id (``--lf`` and
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import combinations
 from typing import TYPE_CHECKING, Union
@@ -86,6 +86,9 @@ class NicGpuPairTarget:
 
 @dataclass(frozen=True)
 class NodePairTarget:
+    """Two nodes; ``rail_pairs`` are their same-rail NIC pairs, which a pair check measures all at once
+    (the rails of two nodes are disjoint NICs, GPUs and ports). Built when asked, never stored per item."""
+
     a: Node
     b: Node
 
@@ -96,6 +99,12 @@ class NodePairTarget:
     @property
     def nodes(self) -> tuple[Node, ...]:
         return (self.a, self.b)
+
+    def rail_pairs(self) -> tuple[NicPairTarget, ...]:
+        """The NIC pairs of the same rail, in rail order."""
+        by_rail = {nic.rail: nic for nic in self.b.nics}
+        return tuple(NicPairTarget(self.a, nic_a, self.b, by_rail[nic_a.rail])
+                     for nic_a in sorted(self.a.nics, key=lambda nic: nic.rail) if nic_a.rail in by_rail)
 
 
 @dataclass(frozen=True)
@@ -188,6 +197,16 @@ def _nic_gpu_pairs(inv: Inventory) -> Iterator[Target]:
 def _node_pairs(inv: Inventory) -> Iterator[Target]:
     for a, b in combinations(inv.nodes, 2):
         yield NodePairTarget(a, b)
+
+
+def node_pair_targets(inventory: Inventory, pairs: Iterable[tuple[str, str]]) -> list[NodePairTarget]:
+    """Targets of the given node pairs, in the given order; each oriented as in the inventory (stable ids)."""
+    nodes = {node.name: (index, node) for index, node in enumerate(inventory.nodes)}
+    targets = []
+    for first, second in pairs:
+        (_, a), (_, b) = sorted((nodes[first], nodes[second]), key=lambda entry: entry[0])
+        targets.append(NodePairTarget(a, b))
+    return targets
 
 
 def _nic_pairs(inv: Inventory) -> Iterator[Target]:

@@ -7,6 +7,8 @@ from typing import Any
 
 from pytest_gpufabric.expectations import Expectation
 
+Judged = tuple[str, Any, "str | None", str]  # a value to judge: (name, measured, where, detail)
+
 
 @dataclass(frozen=True)
 class Measurement:

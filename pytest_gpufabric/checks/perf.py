@@ -43,10 +43,10 @@ from pytest_gpufabric.parsers.perftest import (
     typical_latency_us,
 )
 from pytest_gpufabric.transport.base import CommandResult
+from pytest_gpufabric.verdict import Judged
 
 SETUP_ERROR_KINDS = ("port_in_use", "connection", "no_device")
 STEP_SLACK_S = 15.0
-Judged = tuple[str, object, "str | None", str]
 
 
 class Runner(Protocol):

@@ -13,6 +13,7 @@ import pytest
 
 from pytest_gpufabric.context import CheckContext
 from pytest_gpufabric.recording.scrub import Scrubber
+from pytest_gpufabric.verdict import Measurement
 
 INLINE_OUTPUT_LIMIT = 8_000
 
@@ -33,19 +34,37 @@ def evidence_data(context: CheckContext) -> dict[str, Any]:
     }
     if context.failure_hint:
         data["hint"] = context.failure_hint
+    if context.pairs:
+        data["pairs"] = context.pairs
     return data
 
 
-def _measurement_table(context: CheckContext) -> str:
-    rows = "".join(
+def _rail_heading(pair: dict[str, Any]) -> str:
+    """One line per NIC pair: ``rail 2: node01/bnxt_re2 <-> node03/bnxt_re2 232.5 Gb/s < 380 [failed]``."""
+    if pair["outcome"] != "passed":
+        return f"{pair['message']} [{pair['outcome']}]"
+    unit = f" {pair['unit']}" if pair["unit"] else ""
+    return f"rail {pair['rail']}: {pair['node_a']}/{pair['nic_a']} <-> {pair['node_b']}/{pair['nic_b']} {pair['measured']}{unit} [passed]"
+
+
+def _rows(measurements: list[dict[str, Any]]) -> str:
+    return "".join(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>".format(
-            html.escape(m.where), html.escape(m.name), html.escape(f"{m.measured!r} {m.unit}".strip()),
-            html.escape(m.expected), html.escape(m.source), "pass" if m.passed else "<b>FAIL</b>",
+            html.escape(m["where"]), html.escape(m["name"]), html.escape(f"{m['measured']!r} {m['unit']}".strip()),
+            html.escape(m["expected"]), html.escape(m["source"]), "pass" if m["passed"] else "<b>FAIL</b>",
         )
-        for m in context.measurements
+        for m in measurements
     )
+
+
+def _measurement_table(context: CheckContext) -> str:
     head = "<tr><th>where</th><th>value</th><th>measured</th><th>expected</th><th>source</th><th>verdict</th></tr>"
-    return f"<p><b>{html.escape(context.check.id)}</b> {html.escape(context.check.title)}</p><table>{head}{rows}</table>"
+    title = f"<p><b>{html.escape(context.check.id)}</b> {html.escape(context.check.title)}</p>"
+    if not context.pairs:
+        return f"{title}<table>{head}{_rows([m.as_record() for m in context.measurements])}</table>"
+    rails = "".join(f"<tr><th colspan='6'>{html.escape(_rail_heading(pair))}</th></tr>{_rows(pair['measurements'])}"
+                    for pair in context.pairs)
+    return f"{title}<table>{head}{rails}</table>"
 
 
 def _raw_outputs(context: CheckContext) -> str:
@@ -67,7 +86,13 @@ def attach_evidence(item: pytest.Item, report: pytest.TestReport, context: Check
     if item.config.pluginmanager.hasplugin("allure_pytest") and getattr(item.config.option, "allure_report_dir", None):
         import allure
 
-        for m in context.measurements:
+        if context.pairs:
+            for pair in context.pairs:  # one step per rail, its judged values inside
+                with allure.step(scrubber.scrub(_rail_heading(pair))):
+                    for record in pair["measurements"]:
+                        with allure.step(scrubber.scrub(Measurement(**record).line())):
+                            pass
+        for m in context.measurements if not context.pairs else ():
             with allure.step(scrubber.scrub(m.line())):
                 pass
         for r in context.commands:

@@ -1,8 +1,10 @@
 """Order collected test items so that consecutive items form rounds with disjoint resources.
 
 With a lock per NIC/GPU, items that share a resource wait for each other. Running items in rounds of
-disjoint resources keeps workers busy: the greedy pass takes, in collection order, every item whose
-resources are still free in the current round, then starts the next round with what is left.
+disjoint resources keeps workers busy. Each item goes to the round right after the last round that used
+one of its resources (one pass, linear in the number of item resources; no rescans). Pair items are
+collected in circle order (see ``targets``), so each pair lands in its circle round: n-1 rounds per check
+for n nodes, the lower bound, and the checks follow each other.
 """
 
 from __future__ import annotations
@@ -13,26 +15,29 @@ from typing import TypeVar
 Item = TypeVar("Item")
 
 
-def group_in_rounds(items: Sequence[Item], resources_of: Callable[[Item], Iterable[Hashable]]) -> list[list[Item]]:
-    """Greedy first-fit rounds: each round's items use disjoint resources; stable with respect to ``items``.
+def round_numbers(items: Sequence[Item], resources_of: Callable[[Item], Iterable[Hashable]]) -> list[int]:
+    """The round of each item: one after the latest round of any of its resources (0 without resources)."""
+    next_free: dict[Hashable, int] = {}
+    numbers = []
+    for item in items:
+        resources = tuple(resources_of(item))
+        number = max((next_free.get(resource, 0) for resource in resources), default=0)
+        for resource in resources:
+            next_free[resource] = number + 1
+        numbers.append(number)
+    return numbers
 
-    Items without resources fit in any round and join the first one. Given pairs in circle order, the
-    rounds are exactly the circle rounds.
+
+def group_in_rounds(items: Sequence[Item], resources_of: Callable[[Item], Iterable[Hashable]]) -> list[list[Item]]:
+    """Rounds whose items use disjoint resources, items in collection order within a round (linear time).
+
+    Items without resources join the first round. Given pairs in circle order, the rounds are exactly the
+    circle rounds.
     """
-    pending = [(item, frozenset(resources_of(item))) for item in items]
-    rounds: list[list[Item]] = []
-    while pending:
-        used: set[Hashable] = set()
-        this_round: list[Item] = []
-        rest: list[tuple[Item, frozenset[Hashable]]] = []
-        for item, resources in pending:
-            if used.isdisjoint(resources):
-                used.update(resources)
-                this_round.append(item)
-            else:
-                rest.append((item, resources))
-        rounds.append(this_round)
-        pending = rest
+    numbers = round_numbers(items, resources_of)
+    rounds: list[list[Item]] = [[] for _ in range(max(numbers, default=-1) + 1)]
+    for item, number in zip(items, numbers):
+        rounds[number].append(item)
     return rounds
 
 

@@ -23,16 +23,12 @@ from pytest_gpufabric.checks.localization import (
     summary_lines,
 )
 from pytest_gpufabric.errors import UsageError
+from pytest_gpufabric.items import check_id_of, target_of
 from pytest_gpufabric.results import PROPERTY_KEY
 from pytest_gpufabric.scheduling.locks import ResourceLocks
 from pytest_gpufabric.scheduling.ordering import order_items_in_rounds
-from pytest_gpufabric.scheduling.pair_option import (
-    PairPolicy,
-    parse_pair_policy,
-    rounds_summary,
-    selected_node_pairs,
-)
-from pytest_gpufabric.scheduling.resources import node_pair_of, resources_of
+from pytest_gpufabric.scheduling.pair_option import rounds_summary
+from pytest_gpufabric.scheduling.resources import is_exclusive, ordering_keys, resources_of
 from pytest_gpufabric.scheduling.schedule_log import ScheduleLog
 
 LOCK_DIR_INPUT = "gpufabric_lock_dir"
@@ -54,8 +50,8 @@ class SchedulingPlugin:
     def __init__(self, config: pytest.Config, session: Any) -> None:
         self.config = config
         self.fabric = session
-        self.policy: PairPolicy = parse_pair_policy(config.getoption("pair_policy"))
-        self.node_pairs = selected_node_pairs(self.policy, session.inventory)
+        self.policy = session.pair_policy
+        self.node_pairs = list(session.node_pairs)
         self.worker = str(config.workerinput["workerid"]) if hasattr(config, "workerinput") else "main"  # type: ignore[attr-defined]
         self._own_lock_dir: Path | None = None
         self.lock_dir = self._lock_dir()
@@ -79,28 +75,22 @@ class SchedulingPlugin:
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput[LOCK_DIR_INPUT] = str(self.lock_dir)
 
-    def _item_target(self, item: pytest.Item) -> tuple[str | None, Any]:
-        from pytest_gpufabric.plugin import _check_id, _target_of
-
-        return _check_id(item), _target_of(item)[1]
-
     def _resources(self, item: pytest.Item) -> tuple[str, ...]:
-        check_id, target = self._item_target(item)
-        return resources_of(check_id, target) if check_id else ()
+        check_id = check_id_of(item)
+        return resources_of(check_id, target_of(item)[1]) if check_id else ()
+
+    @staticmethod
+    def _exclusive(item: pytest.Item) -> bool:
+        check_id = check_id_of(item)
+        return check_id is not None and target_of(item)[1] is not None and is_exclusive(check_id)
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
-        chosen = {frozenset(pair) for pair in self.node_pairs}
-        kept, dropped = [], []
+        """Shared (read-only) items first, then the traffic items in rounds (pairs are collected in round order)."""
+        shared, exclusive = [], []
         for item in items:
-            _, target = self._item_target(item)
-            pair = node_pair_of(target) if target is not None else None
-            (dropped if pair is not None and frozenset(pair) not in chosen else kept).append(item)
-        if dropped:
-            config.hook.pytest_deselected(items=dropped)
-        shared = [item for item in kept if not self._resources(item)]
-        exclusive = [item for item in kept if self._resources(item)]
-        items[:] = shared + order_items_in_rounds(exclusive, self._resources)
+            (exclusive if self._exclusive(item) else shared).append(item)
+        items[:] = shared + order_items_in_rounds(exclusive, lambda item: ordering_keys(target_of(item)[1]))
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
@@ -119,11 +109,17 @@ class SchedulingPlugin:
         data = next((value for key, value in report.user_properties if key == PROPERTY_KEY), None)
         if not isinstance(data, dict) or not data.get("target"):
             return
+        check_id = str(data["check_id"])
+        for pair in data.get("pairs") or ():  # node-pair items: localize per NIC pair
+            self.outcomes.append(PairOutcome(check_id, f"{pair['node_a']}/{pair['nic_a']}", f"{pair['node_b']}/{pair['nic_b']}",
+                                             pair["outcome"] == "failed"))
+        if data.get("pairs"):
+            return
         ends = split_pair_id(str(data["target"]))
         if ends is None:
             return
         failed = report.failed and not data.get("error_kind")
-        self.outcomes.append(PairOutcome(str(data["check_id"]), ends[0], ends[1], failed))
+        self.outcomes.append(PairOutcome(check_id, ends[0], ends[1], failed))
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if hasattr(self.config, "workerinput"):

@@ -53,10 +53,12 @@ def resources_of(check_id: str, target: Any) -> tuple[str, ...]:
     return tuple(sorted(set(names)))
 
 
-def node_pair_of(target: Any) -> tuple[str, str] | None:
-    """The node names of a pair target (node_pair or nic_pair), else None."""
-    if hasattr(target, "node_a"):
-        return target.node_a.name, target.node_b.name
-    if hasattr(target, "a") and hasattr(target, "b"):
-        return target.a.name, target.b.name
-    return None
+def ordering_keys(target: Any) -> tuple[str, ...]:
+    """What an item occupies for ordering in rounds, at the coarsest grain that keeps rounds right: the NIC
+    of a NIC-level target, else its whole nodes. Two or three names per item, whatever the node's size (the
+    locks, taken when the item runs, hold the exact resources)."""
+    if hasattr(target, "nic_a"):
+        return f"{target.node_a.name}/{target.nic_a.name}", f"{target.node_b.name}/{target.nic_b.name}"
+    if hasattr(target, "nic") and hasattr(target, "node"):
+        return (f"{target.node.name}/{target.nic.name}",)
+    return tuple(node.name for node in getattr(target, "nodes", ()))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -61,8 +62,16 @@ class SshTransport:
         self._connections: dict[str, Connection] = {}
         self._failures: dict[str, str] = {}
         self.connections_opened: dict[str, int] = {}
+        self._node_locks = {node: threading.Lock() for node in self._endpoints}  # pairs are measured from threads
 
     def _connect(self, node: str) -> Connection:
+        lock = self._node_locks.get(node)
+        if lock is None:
+            raise TransportError(node, "not in the inventory")
+        with lock:  # one connection per node, however many threads ask at once
+            return self._open(node)
+
+    def _open(self, node: str) -> Connection:
         if node in self._failures:
             raise TransportError(node, self._failures[node])
         cached = self._connections.get(node)

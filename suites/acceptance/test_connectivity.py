@@ -12,9 +12,11 @@ from pytest_gpufabric.checks.connectivity import (
     ping_command,
     ssh_probe_command,
 )
-from pytest_gpufabric.context import CheckContext
+from pytest_gpufabric.context import CheckContext, parse_output
+from pytest_gpufabric.measuring.rails import RailRunner
 from pytest_gpufabric.parsers.ping import parse_ping
 from pytest_gpufabric.targets import NicPairTarget, NodePairTarget
+from pytest_gpufabric.verdict import Judged
 
 
 @pytest.mark.check("NET-001")
@@ -29,11 +31,12 @@ def test_ping_mesh(node_pair: NodePairTarget, gpufabric: CheckContext) -> None:
 
 
 @pytest.mark.check("NET-002")
-def test_jumbo_frames(nic_pair: NicPairTarget, gpufabric: CheckContext) -> None:
-    source, destination = str(nic_pair.nic_a.address), str(nic_pair.nic_b.address)
-    result = gpufabric.parse(parse_ping, gpufabric.run(nic_pair.node_a.name, jumbo_ping_command(source, destination)))
-    gpufabric.expect("loss_percent", loss_percent(result), where=f"{nic_pair.id} ({source} -> {destination}, 8972 bytes, DF)",
-                     detail=describe(result))
+def test_jumbo_frames(node_pair: NodePairTarget, gpufabric: CheckContext) -> None:
+    def measure(runner: RailRunner, pair: NicPairTarget) -> list[Judged]:
+        source, destination = str(pair.nic_a.address), str(pair.nic_b.address)
+        result = parse_output(parse_ping, runner.run(pair.node_a.name, jumbo_ping_command(source, destination)))
+        return [("loss_percent", loss_percent(result), f"{pair.id} ({source} -> {destination}, 8972 bytes, DF)", describe(result))]
+    gpufabric.expect_rails(gpufabric.measure_rails(measure), lambda values: values)
 
 
 @pytest.mark.check("HOST-008")

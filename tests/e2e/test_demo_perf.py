@@ -19,7 +19,7 @@ SUITES = ["suites/acceptance/test_connectivity.py", "suites/acceptance/test_perf
 BAD_CABLE_LINE = "suspect link node01/bnxt_re2 <-> node03/bnxt_re2"
 
 
-def replay(out: Path, workers: str) -> tuple[dict[str, str], list[Any], str]:
+def replay(out: Path, workers: str) -> tuple[dict[str, str], list[Any], str, dict[str, Any]]:
     log = out / "schedule.jsonl"
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", *SUITES, f"--cluster={DEMO / 'site.yaml'}", f"--replay={DEMO}",
@@ -28,16 +28,16 @@ def replay(out: Path, workers: str) -> tuple[dict[str, str], list[Any], str]:
     )
     assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
     records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
-    return {r["node_id"]: r["outcome"] for r in records}, ScheduleLog(log).read(), proc.stdout
+    return {r["node_id"]: r["outcome"] for r in records}, ScheduleLog(log).read(), proc.stdout, {r["node_id"]: r for r in records}
 
 
 @pytest.fixture(scope="module")
-def serial(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, str], list[Any], str]:
+def serial(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, str], list[Any], str, dict[str, Any]]:
     return replay(tmp_path_factory.mktemp("perf-serial"), "0")
 
 
 @pytest.fixture(scope="module")
-def parallel(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, str], list[Any], str]:
+def parallel(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, str], list[Any], str, dict[str, Any]]:
     return replay(tmp_path_factory.mktemp("perf-xdist"), "8")
 
 
@@ -47,7 +47,7 @@ def test_outcomes_identical_with_and_without_xdist(serial: Any, parallel: Any) -
 
 @pytest.mark.parametrize("mode", ["serial", "parallel"])
 def test_no_resource_used_twice_at_once(mode: str, request: pytest.FixtureRequest) -> None:
-    _, schedule, _ = request.getfixturevalue(mode)
+    _, schedule, _, _ = request.getfixturevalue(mode)
     assert schedule, "the schedule log is empty"
     assert {r.item for r in schedule} >= {n for n in request.getfixturevalue(mode)[0] if "test_gpu_to_gpu_bandwidth" in n}
     assert find_overlaps(schedule) == []
@@ -56,12 +56,22 @@ def test_no_resource_used_twice_at_once(mode: str, request: pytest.FixtureReques
 def test_injected_faults_fail(serial: Any) -> None:
     outcomes = serial[0]
     prefix = "suites/acceptance/"
-    assert outcomes[f"{prefix}test_perftest.py::test_nic_switch_nic_bandwidth[node01/bnxt_re2->node03/bnxt_re2]"] == "failed"
-    assert outcomes[f"{prefix}test_perftest.py::test_gpu_to_gpu_bandwidth[node01/bnxt_re2->node03/bnxt_re2]"] == "failed"
-    assert outcomes[f"{prefix}test_perftest.py::test_nic_switch_nic_bandwidth[node02/bnxt_re6->node04/bnxt_re6]"] == "failed"
-    assert outcomes[f"{prefix}test_perftest.py::test_nic_switch_nic_bandwidth[node01/bnxt_re2->node02/bnxt_re2]"] == "passed"
+    assert outcomes[f"{prefix}test_perftest.py::test_nic_switch_nic_bandwidth[node01->node03]"] == "failed"
+    assert outcomes[f"{prefix}test_perftest.py::test_gpu_to_gpu_bandwidth[node01->node03]"] == "failed"
+    assert outcomes[f"{prefix}test_perftest.py::test_nic_switch_nic_bandwidth[node02->node04]"] == "failed"
+    assert outcomes[f"{prefix}test_perftest.py::test_nic_switch_nic_bandwidth[node01->node02]"] == "passed"
     assert outcomes[f"{prefix}test_collectives.py::test_collective_results_correct[node03]"] == "failed"
     assert outcomes[f"{prefix}test_collectives.py::test_collective_results_correct[node01]"] == "passed"
+
+
+def test_node_pair_items_keep_one_verdict_per_rail(serial: Any) -> None:
+    record = serial[3][f"suites/acceptance/test_perftest.py::test_nic_switch_nic_bandwidth[node01->node03]"]
+    assert record["scope"] == "node_pair" and [pair["rail"] for pair in record["pairs"]] == list(range(8))
+    failed = [pair for pair in record["pairs"] if pair["outcome"] != "passed"]
+    assert [(pair["pair"], pair["outcome"]) for pair in failed] == [("node01/bnxt_re2->node03/bnxt_re2", "failed")]
+    assert failed[0]["measured"] < 380 and failed[0]["expected"] == ">= 380 Gb/s" and failed[0]["source"] and failed[0]["hint"]
+    assert failed[0]["message"] == f"rail 2: node01/bnxt_re2 <-> node03/bnxt_re2 {failed[0]['measured']} Gb/s < 380"
+    assert failed[0]["message"] in record["message"]
 
 
 @pytest.mark.parametrize("mode", ["serial", "parallel"])

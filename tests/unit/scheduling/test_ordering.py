@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from pytest_gpufabric.scheduling import all_pairs, group_in_rounds, order_items_in_rounds
+from pytest_gpufabric.scheduling.ordering import round_numbers
 from tests.unit.scheduling.helpers import assert_disjoint, nic_pair_items, node_names
 
 
@@ -41,3 +42,8 @@ def test_items_without_resources_join_the_first_round() -> None:
 
 def test_empty() -> None:
     assert order_items_in_rounds([], lambda item: item) == []
+
+
+def test_each_item_goes_right_after_the_last_round_of_its_resources() -> None:
+    items = [("a", "b"), ("c", "d"), ("a", "c"), ("b", "d"), ("e", "f")]
+    assert round_numbers(items, lambda item: item) == [0, 0, 1, 1, 0]

@@ -1,0 +1,69 @@
+"""Measure every same-rail NIC pair of a node pair at once, through the transports, with bounded fan-out.
+
+Each NIC pair runs its own commands (kept as its evidence, in order) in a worker thread of a
+``concurrent.futures`` pool; a pair that cannot be measured keeps its error and never hides the others.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+from pytest_gpufabric.errors import GpufabricError, TransportError
+from pytest_gpufabric.targets import NicPairTarget
+from pytest_gpufabric.transport.base import CommandResult
+
+T = TypeVar("T")
+RunFunc = Callable[[str, str, "float | None", bool], CommandResult]
+
+
+@dataclass(frozen=True)
+class RailMeasurement(Generic[T]):
+    """What one NIC pair gave: its value, or why it could not be measured (``error_kind``: ``message``)."""
+
+    pair: NicPairTarget
+    value: T | None
+    commands: tuple[CommandResult, ...]
+    error_kind: str | None = None
+    error: str | None = None
+
+
+@dataclass
+class RailRunner:
+    """Runs one NIC pair's commands through ``run`` and keeps them, in order (the ``Runner`` of the checks)."""
+
+    _run: RunFunc
+    commands: list[CommandResult] = field(default_factory=list)
+
+    def run(self, node: str, command: str, *, timeout_s: float | None = None, cached: bool = False) -> CommandResult:
+        result = self._run(node, command, timeout_s, cached)
+        self.commands.append(result)
+        return result
+
+
+Measure = Callable[[RailRunner, NicPairTarget], T]
+
+
+def error_kind(exc: BaseException) -> str:
+    """``transport`` for a node that could not be reached, else the error's class name."""
+    return "transport" if isinstance(exc, TransportError) else type(exc).__name__
+
+
+def measure_one(pair: NicPairTarget, measure: Measure[T], run: RunFunc) -> RailMeasurement[T]:
+    runner = RailRunner(run)
+    try:
+        value = measure(runner, pair)
+    except GpufabricError as exc:
+        return RailMeasurement(pair, None, tuple(runner.commands), error_kind(exc), str(exc))
+    return RailMeasurement(pair, value, tuple(runner.commands))
+
+
+def measure_rails(pairs: Sequence[NicPairTarget], measure: Measure[T], run: RunFunc, fanout: int) -> list[RailMeasurement[T]]:
+    """``measure`` every pair, at most ``fanout`` at once; results in the order of ``pairs``."""
+    if not pairs:
+        return []
+    with ThreadPoolExecutor(max_workers=max(1, min(fanout, len(pairs))), thread_name_prefix="gpufabric-rail") as pool:
+        futures = [pool.submit(measure_one, pair, measure, run) for pair in pairs]
+        return [future.result() for future in futures]
