@@ -51,6 +51,7 @@ class CheckContext:
     rail_pairs: tuple[NicPairTarget, ...] = ()  # the NIC pairs a node-pair item measures (all rails, or a rerun's)
     fanout: int = 1  # NIC pairs measured at once
     pairs: list[dict[str, Any]] = field(default_factory=list)  # one verdict record per NIC pair
+    measurer: Callable[[Measure[Any]], list[RailMeasurement[Any]]] | None = None  # the round engine, when planned
 
     def run(self, node: str, command: str, *, timeout_s: float | None = None, cached: bool = False) -> CommandResult:
         """Run a read-only ``command`` on ``node``; ``cached`` reuses an identical earlier run in this process."""
@@ -104,7 +105,10 @@ class CheckContext:
 
     def measure_rails(self, measure: Measure[T]) -> list[RailMeasurement[T]]:
         """``measure`` every NIC pair of the item at once (at most ``fanout``); their commands become evidence."""
-        measured = measure_rails(self.rail_pairs, measure, self._run, self.fanout)
+        if self.measurer is not None:
+            measured = self.measurer(measure)
+        else:
+            measured = measure_rails(self.rail_pairs, measure, self._run, self.fanout)
         for rail in measured:
             self.commands.extend(rail.commands)
         return measured

@@ -85,7 +85,7 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     from pytest_gpufabric.scheduling.plugin import register as register_scheduling
 
-    register_scheduling(config, config.stash[SESSION_KEY])
+    register_scheduling(config, config.stash[SESSION_KEY], run_id)
     from pytest_gpufabric.switches.snapshots import register as register_switch_counters
 
     register_switch_counters(config, config.stash[SESSION_KEY], lambda item: (check_id_of(item), target_of(item)[1]))
@@ -208,6 +208,9 @@ def gpufabric(request: pytest.FixtureRequest) -> CheckContext:
         rails = target.rail_pairs()
         context.rail_pairs = tuple(r for r in rails if session.rerun is None or session.rerun.keeps(check_id, r.id))
         context.fanout = session.fanout or max(1, len(context.rail_pairs))
+        engine = session.round_engine
+        if engine is not None:
+            context.measurer = lambda measure: engine.measure(item.nodeid, context.rail_pairs, measure)
     item.stash[CONTEXT_KEY] = context
     return context
 

@@ -29,9 +29,14 @@ from pytest_gpufabric.scheduling.locks import ResourceLocks
 from pytest_gpufabric.scheduling.ordering import order_items_in_rounds
 from pytest_gpufabric.scheduling.pair_option import rounds_summary
 from pytest_gpufabric.scheduling.resources import is_exclusive, ordering_keys, resources_of
+from pytest_gpufabric.scheduling.progress import RoundProgress
+from pytest_gpufabric.scheduling.round_plan import plan_rounds
 from pytest_gpufabric.scheduling.schedule_log import ScheduleLog
+from pytest_gpufabric.measuring.engine import RoundEngine
+from pytest_gpufabric.targets import NicPairTarget, NodePairTarget
 
 LOCK_DIR_INPUT = "gpufabric_lock_dir"
+ROUND_KEY = "gpufabric_round"
 DEFAULT_LOCK_TIMEOUT_S = 3600.0
 DURATION = re.compile(r"^(\d+(?:\.\d+)?)(s|m|h)?$")
 
@@ -47,7 +52,7 @@ def parse_duration(text: str) -> float:
 class SchedulingPlugin:
     """Selects, orders and serializes the traffic-generating items of one pytest process."""
 
-    def __init__(self, config: pytest.Config, session: Any) -> None:
+    def __init__(self, config: pytest.Config, session: Any, run_id: str) -> None:
         self.config = config
         self.fabric = session
         self.policy = session.pair_policy
@@ -61,6 +66,12 @@ class SchedulingPlugin:
         if self.schedule is not None and not hasattr(config, "workerinput") and self.schedule.path.exists():
             self.schedule.path.unlink()  # a fresh log per run; workers only append
         self.outcomes: list[PairOutcome] = []
+        self.engine = RoundEngine(
+            lambda node, command, timeout_s, cached, item: session.run(node, command, timeout_s, cached, item),
+            self.locks, self.lock_dir / "rounds" / run_id, self.schedule, self.worker, session.fanout)
+        session.round_engine = self.engine
+        self.progress = RoundProgress(self._progress_line)
+        self._terminal: Any = None
 
     def _lock_dir(self) -> Path:
         if hasattr(self.config, "workerinput"):
@@ -79,6 +90,23 @@ class SchedulingPlugin:
         check_id = check_id_of(item)
         return resources_of(check_id, target_of(item)[1]) if check_id else ()
 
+    def _rail_item(self, item: pytest.Item) -> bool:
+        """A node-pair item of a check judged per NIC pair: the round engine measures it, holding the locks."""
+        check_id = check_id_of(item)
+        return (check_id is not None and check_id in self.fabric.catalog and self.fabric.catalog.get(check_id).scope == "nic_pair"
+                and isinstance(target_of(item)[1], NodePairTarget))
+
+    def _rails(self, item: pytest.Item) -> tuple[NicPairTarget, ...]:
+        check_id, target = check_id_of(item), target_of(item)[1]
+        rerun = self.fabric.rerun
+        return tuple(pair for pair in target.rail_pairs() if rerun is None or rerun.keeps(str(check_id), pair.id))
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """The rounds of the final items (after -k, --lf and every other selection)."""
+        rail_items = [item for item in session.items if self._rail_item(item) and item.get_closest_marker("skip") is None]
+        self.engine.plan(plan_rounds(rail_items, lambda item: str(check_id_of(item)), lambda item: item.nodeid,
+                                     lambda item: ordering_keys(target_of(item)[1]), self._rails))
+
     @staticmethod
     def _exclusive(item: pytest.Item) -> bool:
         check_id = check_id_of(item)
@@ -95,7 +123,7 @@ class SchedulingPlugin:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
         resources = self._resources(item)
-        if not resources:
+        if not resources or self._rail_item(item):  # rail items: the round engine holds the locks
             return (yield)
         with self.locks.hold(resources, owner=f"{item.nodeid} [{self.worker}]"):
             if self.schedule is None:
@@ -103,12 +131,32 @@ class SchedulingPlugin:
             with self.schedule.span(item.nodeid, resources, self.worker):
                 return (yield)
 
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        """The item's round (for the progress lines of the controller), as plain data."""
+        report = yield
+        plan = self.engine.plan_of(item.nodeid) if report.when == "call" else None
+        if plan is not None:
+            report.user_properties.append((ROUND_KEY, {
+                "check": plan.check_id, "number": plan.number, "total": plan.total, "members": len(plan.members),
+                "nic_pairs": plan.nic_pairs, "started": self.engine.started(plan)}))
+        return report
+
+    def _progress_line(self, line: str) -> None:
+        if self._terminal is None:
+            self._terminal = self.config.pluginmanager.get_plugin("terminalreporter")
+        if self._terminal is not None:
+            self._terminal.write_line(line)
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "call" or report.skipped:
             return
         data = next((value for key, value in report.user_properties if key == PROPERTY_KEY), None)
         if not isinstance(data, dict) or not data.get("target"):
             return
+        round_info = next((value for key, value in report.user_properties if key == ROUND_KEY), None)
+        if isinstance(round_info, dict) and not hasattr(self.config, "workerinput"):
+            self.progress.add(round_info, sum(pair["outcome"] != "passed" for pair in data.get("pairs") or ()))
         check_id = str(data["check_id"])
         for pair in data.get("pairs") or ():  # node-pair items: localize per NIC pair
             self.outcomes.append(PairOutcome(check_id, f"{pair['node_a']}/{pair['nic_a']}", f"{pair['node_b']}/{pair['nic_b']}",
@@ -142,10 +190,10 @@ class SchedulingPlugin:
             shutil.rmtree(self._own_lock_dir, ignore_errors=True)
 
 
-def register(config: pytest.Config, session: Any) -> None:
+def register(config: pytest.Config, session: Any, run_id: str) -> None:
     """Register the scheduling hooks (called by the main plugin's pytest_configure)."""
     try:
-        plugin = SchedulingPlugin(config, session)
+        plugin = SchedulingPlugin(config, session, run_id)
     except UsageError as exc:
         raise pytest.UsageError(str(exc)) from None
     config.pluginmanager.register(plugin, "gpufabric-scheduling")
