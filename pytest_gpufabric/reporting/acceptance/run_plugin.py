@@ -60,7 +60,7 @@ class RunReporting:
         except GpufabricError as exc:
             terminalreporter.write_line(f"acceptance report not written: {exc}")
             return
-        terminalreporter.write_line(f"acceptance report: {files.html.resolve()} ({files.seconds:.1f} s)")
+        terminalreporter.write_line(f"acceptance report: {files.html.resolve()} (HTML {files.html_seconds:.1f} s, all files {files.seconds:.1f} s)")
         terminalreporter.write_line(f"tables: {files.workbook.resolve()} and {len(files.csvs)} CSV files")
         terminalreporter.write_line(files.pdf_note)
 
