@@ -26,7 +26,8 @@ def tool_missing(result: CommandResult) -> bool:
     return result.exit_code == COMMAND_NOT_FOUND
 
 
-def _unreadable(tool: str, fallback: CommandResult) -> MeasurementMissing:
+def unreadable(tool: str, fallback: CommandResult) -> MeasurementMissing:
+    """The error of a fact that neither ``tool`` (not installed) nor its fallback command could give."""
     answer = (fallback.stderr or fallback.stdout).strip()[:160]
     return MeasurementMissing(f"{fallback.node}: {tool} is not installed (exit {COMMAND_NOT_FOUND}) and "
                               f"`{fallback.command}` did not answer either (exit {fallback.exit_code}: {answer!r})")
@@ -39,7 +40,7 @@ def loaded_modules(gpufabric: CheckContext, node: str) -> LoadedModules:
         return gpufabric.parse(parse_lsmod, result)
     fallback = gpufabric.run(node, "cat /proc/modules", cached=True)
     if fallback.exit_code != 0:
-        raise _unreadable("lsmod", fallback)
+        raise unreadable("lsmod", fallback)
     return gpufabric.parse(parse_proc_modules, fallback)
 
 
@@ -52,7 +53,7 @@ def module_version(gpufabric: CheckContext, node: str, module: str) -> str | Non
     if fallback.exit_code != 0:
         if "No such file" in fallback.stderr:
             return None  # not loaded, or a module without a version: the same answer modinfo gives
-        raise _unreadable("modinfo", fallback)
+        raise unreadable("modinfo", fallback)
     return gpufabric.parse(parse_sysfs_module_version, fallback)
 
 
@@ -84,7 +85,7 @@ def pcie_link(gpufabric: CheckContext, node: str, bdf: str) -> PcieLinkState:
         return PcieLinkState(sta.speed_gts, sta.width, cap.speed_gts, cap.width, below, "lspci -vvv LnkCap/LnkSta")
     fallback = gpufabric.run(node, link_files_command(bdf), cached=True)
     if fallback.exit_code != 0:
-        raise _unreadable("lspci", fallback)
+        raise unreadable("lspci", fallback)
     link = gpufabric.parse(parse_sysfs_pci_link, fallback)
     return PcieLinkState(link.current_speed_gts, link.current_width, link.max_speed_gts, link.max_width,
                          link.below_capability, f"/sys/bus/pci/devices/{link.bdf} (lspci not installed)")

@@ -15,6 +15,7 @@ from pytest_gpufabric.checks.drivers import (
 )
 from pytest_gpufabric.checks.node_facts import loaded_modules, module_version
 from pytest_gpufabric.checks.qos import CONF_KEYS
+from pytest_gpufabric.checks.rdma_facts import rdma_links
 from pytest_gpufabric.commands import sh
 from pytest_gpufabric.context import CheckContext
 from pytest_gpufabric.inventory import Node
@@ -25,7 +26,6 @@ from pytest_gpufabric.parsers.kallsyms import KernelSymbols, parse_kallsyms
 from pytest_gpufabric.parsers.kmod import parse_dkms_status
 from pytest_gpufabric.parsers.nvidia_smi import parse_nvidia_smi_query
 from pytest_gpufabric.parsers.packages import parse_dpkg_list
-from pytest_gpufabric.parsers.rdma import parse_rdma_link
 from pytest_gpufabric.targets import NicTarget, NodeTarget
 
 GPU_DRIVERS = {"amd": "amdgpu", "nvidia": "nvidia"}
@@ -136,7 +136,7 @@ def test_infiniband_diagnostics(node: NodeTarget, gpufabric: CheckContext) -> No
 
 @pytest.mark.check("DRV-011")
 def test_rdma_device_names(node: NodeTarget, gpufabric: CheckContext) -> None:
-    links = gpufabric.parse(parse_rdma_link, gpufabric.run(node.id, "rdma link show", cached=True))
+    links = rdma_links(gpufabric, node.id)
     missing = [n.name for n in node.node.nics if links.get(n.name) is None]
     found = ", ".join(sorted({link.device for link in links.links}))
     gpufabric.expect("missing_devices", len(missing), detail=f"missing {', '.join(missing)}; rdma link shows {found}" if missing else "")

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from pytest_gpufabric.checks.link import gid_ipv4
+from pytest_gpufabric.checks.rdma_facts import rdma_links
 from pytest_gpufabric.commands import sh
 from pytest_gpufabric.context import CheckContext
 from pytest_gpufabric.parsers.ethtool import parse_ethtool
 from pytest_gpufabric.parsers.ibverbs import parse_ibv_devices, parse_ibv_devinfo
 from pytest_gpufabric.parsers.ip import parse_ip_addr, parse_ip_link
-from pytest_gpufabric.parsers.rdma import parse_rdma_link
 from pytest_gpufabric.targets import NicTarget
 
 
@@ -23,7 +23,7 @@ def test_interface_mtu(nic: NicTarget, gpufabric: CheckContext) -> None:
 
 @pytest.mark.check("LNK-001")
 def test_rdma_link_active(nic: NicTarget, gpufabric: CheckContext) -> None:
-    links = gpufabric.parse(parse_rdma_link, gpufabric.run(nic.node.name, "rdma link show", cached=True))
+    links = rdma_links(gpufabric, nic.node.name)
     link = links.get(nic.nic.name)
     if link is None:  # e.g. devices named by PCIe slot (S0 5.1 FAQ 1, DRV-011)
         found = ", ".join(sorted({f"{other.device}/{other.port}" for other in links.links}))
