@@ -11,6 +11,10 @@ from pytest_gpufabric.inventory.problems import ProblemLog
 FILE = "file"
 SYNTAX = "YAML syntax"
 
+# libyaml's composer when PyYAML has it (1,000 nodes compose in a second, not a minute); both keep the line
+# of every node. A file libyaml refuses is composed again by the pure-Python one, whose words the messages use.
+COMPOSER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 
 def _line_of_offset(text: str, offset: int) -> int:
     return text.count("\n", 0, max(offset, 0)) + 1
@@ -66,10 +70,13 @@ def read_yaml_tree(path: Path, log: ProblemLog) -> yaml.Node | None:
     if text is None:
         return None
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError as error:
-        _syntax_problem(error, text, log)
-        return None
+        root = yaml.compose(text, Loader=COMPOSER)
+    except yaml.YAMLError:
+        try:  # the pure-Python composer words its problems as the error messages document them
+            root = yaml.compose(text, Loader=yaml.SafeLoader)
+        except yaml.YAMLError as error:
+            _syntax_problem(error, text, log)
+            return None
     if root is None:
         log.add(1, FILE, "is empty (expected a mapping with at least version, site, profile and nodes)")
         return None

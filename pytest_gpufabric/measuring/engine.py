@@ -26,18 +26,19 @@ from pytest_gpufabric.measuring.rails import Measure, RailMeasurement, RunFunc, 
 from pytest_gpufabric.scheduling.locks import ResourceLocks, lock_file_name
 from pytest_gpufabric.scheduling.resources import nic_resources
 from pytest_gpufabric.scheduling.schedule_log import ScheduleLog
-from pytest_gpufabric.targets import NicPairTarget
+from pytest_gpufabric.targets import NicPairTarget, NodePairTarget
 from pytest_gpufabric.transport.base import CommandResult
 
 ItemRun = Callable[[str, str, "float | None", bool, str], CommandResult]  # node, command, timeout, cached, item
+RailsOf = Callable[[str, NodePairTarget], "tuple[NicPairTarget, ...]"]  # check id, node pair -> NIC pairs to measure
 
 
 @dataclass(frozen=True)
 class RoundMember:
-    """One node-pair item of a round and the NIC pairs it measures."""
+    """One node-pair item of a round (its NIC pairs are built when the round is measured, never stored)."""
 
     nodeid: str
-    rails: tuple[NicPairTarget, ...]
+    target: NodePairTarget
 
 
 @dataclass(frozen=True)
@@ -53,9 +54,6 @@ class RoundPlan:
     def key(self) -> str:
         return f"{self.check_id}-round{self.number:05d}"
 
-    @property
-    def nic_pairs(self) -> int:
-        return sum(len(member.rails) for member in self.members)
 
 
 def rail_resources(pair: NicPairTarget) -> tuple[str, ...]:
@@ -66,10 +64,11 @@ def rail_resources(pair: NicPairTarget) -> tuple[str, ...]:
 class RoundEngine:
     """Measures rounds for the items of one pytest process (see the module docstring)."""
 
-    def __init__(self, run: ItemRun, locks: ResourceLocks, shared_dir: Path, schedule: ScheduleLog | None,
-                 worker: str, fanout: int | None) -> None:
+    def __init__(self, run: ItemRun, rails_of: RailsOf, locks: ResourceLocks, shared_dir: Path,
+                 schedule: ScheduleLog | None, worker: str, fanout: int | None) -> None:
         """``shared_dir``: private to this run and shared by its processes (the run's lock directory and id)."""
         self._run = run
+        self._rails_of = rails_of
         self._locks = locks
         self._shared_dir = shared_dir
         self._schedule = schedule
@@ -94,8 +93,8 @@ class RoundEngine:
         """The measurements of ``nodeid``'s NIC pairs, measuring its whole round first if nobody has."""
         plan = self._plans.get(nodeid)
         if plan is None:  # not in a planned round (e.g. a test run on its own): the item's rails alone
-            plan = RoundPlan("single", 0, 0, (RoundMember(nodeid, tuple(rails)),))
-            return self._restore(self._measure_round(plan, measure)[nodeid], rails)
+            jobs = [(nodeid, pair) for pair in rails]
+            return self._restore(self._measure_jobs("single", jobs, measure)[nodeid], rails)
         if nodeid not in self._measured:
             started, measured = self._take_round(plan, measure)
             self._started[plan.key] = started
@@ -118,13 +117,17 @@ class RoundEngine:
             return done
 
     def _measure_round(self, plan: RoundPlan, measure: Measure[Any]) -> dict[str, dict[str, tuple[Any, ...]]]:
-        jobs = [(member.nodeid, pair) for member in plan.members for pair in member.rails]
+        jobs = [(member.nodeid, pair) for member in plan.members for pair in self._rails_of(plan.check_id, member.target)]
+        return self._measure_jobs(plan.key, jobs, measure)
+
+    def _measure_jobs(self, owner: str, jobs: list[tuple[str, NicPairTarget]],
+                      measure: Measure[Any]) -> dict[str, dict[str, tuple[Any, ...]]]:
         resources = {name for _, pair in jobs for name in rail_resources(pair)}
-        results: dict[str, dict[str, tuple[Any, ...]]] = {member.nodeid: {} for member in plan.members}
+        results: dict[str, dict[str, tuple[Any, ...]]] = {nodeid: {} for nodeid, _ in jobs}
         if not jobs:
             return results
         workers = max(1, min(self._fanout or len(jobs), len(jobs)))
-        with self._locks.hold(resources, owner=f"{plan.key} [{self._worker}]"):
+        with self._locks.hold(resources, owner=f"{owner} [{self._worker}]"):
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="gpufabric-round") as pool:
                 futures = [pool.submit(self._measure_pair, nodeid, pair, measure) for nodeid, pair in jobs]
                 for (nodeid, pair), future in zip(jobs, futures):

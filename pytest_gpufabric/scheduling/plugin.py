@@ -67,7 +67,7 @@ class SchedulingPlugin:
             self.schedule.path.unlink()  # a fresh log per run; workers only append
         self.outcomes: list[PairOutcome] = []
         self.engine = RoundEngine(
-            lambda node, command, timeout_s, cached, item: session.run(node, command, timeout_s, cached, item),
+            lambda node, command, timeout_s, cached, item: session.run(node, command, timeout_s, cached, item), self._rails,
             self.locks, self.lock_dir / "rounds" / run_id, self.schedule, self.worker, session.fanout)
         session.round_engine = self.engine
         self.progress = RoundProgress(self._progress_line)
@@ -96,16 +96,16 @@ class SchedulingPlugin:
         return (check_id is not None and check_id in self.fabric.catalog and self.fabric.catalog.get(check_id).scope == "nic_pair"
                 and isinstance(target_of(item)[1], NodePairTarget))
 
-    def _rails(self, item: pytest.Item) -> tuple[NicPairTarget, ...]:
-        check_id, target = check_id_of(item), target_of(item)[1]
+    def _rails(self, check_id: str, target: NodePairTarget) -> tuple[NicPairTarget, ...]:
+        """The NIC pairs a node-pair item measures: every rail, or the failed ones of a rerun."""
         rerun = self.fabric.rerun
-        return tuple(pair for pair in target.rail_pairs() if rerun is None or rerun.keeps(str(check_id), pair.id))
+        return tuple(pair for pair in target.rail_pairs() if rerun is None or rerun.keeps(check_id, pair.id))
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """The rounds of the final items (after -k, --lf and every other selection)."""
         rail_items = [item for item in session.items if self._rail_item(item) and item.get_closest_marker("skip") is None]
         self.engine.plan(plan_rounds(rail_items, lambda item: str(check_id_of(item)), lambda item: item.nodeid,
-                                     lambda item: ordering_keys(target_of(item)[1]), self._rails))
+                                     lambda item: ordering_keys(target_of(item)[1]), lambda item: target_of(item)[1]))
 
     @staticmethod
     def _exclusive(item: pytest.Item) -> bool:
@@ -139,7 +139,7 @@ class SchedulingPlugin:
         if plan is not None:
             report.user_properties.append((ROUND_KEY, {
                 "check": plan.check_id, "number": plan.number, "total": plan.total, "members": len(plan.members),
-                "nic_pairs": plan.nic_pairs, "started": self.engine.started(plan)}))
+                "started": self.engine.started(plan)}))
         return report
 
     def _progress_line(self, line: str) -> None:
@@ -156,7 +156,8 @@ class SchedulingPlugin:
             return
         round_info = next((value for key, value in report.user_properties if key == ROUND_KEY), None)
         if isinstance(round_info, dict) and not hasattr(self.config, "workerinput"):
-            self.progress.add(round_info, sum(pair["outcome"] != "passed" for pair in data.get("pairs") or ()))
+            pairs = data.get("pairs") or ()
+            self.progress.add(round_info, len(pairs), sum(pair["outcome"] != "passed" for pair in pairs))
         check_id = str(data["check_id"])
         for pair in data.get("pairs") or ():  # node-pair items: localize per NIC pair
             self.outcomes.append(PairOutcome(check_id, f"{pair['node_a']}/{pair['nic_a']}", f"{pair['node_b']}/{pair['nic_b']}",

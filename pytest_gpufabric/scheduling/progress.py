@@ -22,18 +22,19 @@ class RoundProgress:
     _pairs: dict[str, int] = field(default_factory=dict)
     _failures: dict[str, int] = field(default_factory=dict)
 
-    def add(self, info: dict[str, Any], failed_pairs: int) -> None:
-        """``info``: check, number, total, members, nic_pairs and started (wall clock) of the item's round."""
+    def add(self, info: dict[str, Any], nic_pairs: int, failed_pairs: int) -> None:
+        """``info``: check, number, total, members and started (wall clock) of the item's round; the item's
+        NIC pairs measured and failing."""
         check = str(info["check"])
         now = self.clock()
         started = self._started[check] = min(self._started.get(check, now), float(info.get("started") or now))
         key = (check, int(info["number"]))
         self._done[key] = self._done.get(key, 0) + 1
         self._failures[check] = self._failures.get(check, 0) + failed_pairs
+        self._pairs[check] = self._pairs.get(check, 0) + nic_pairs
         if self._done[key] < int(info["members"]):
             return
         self._rounds_done[check] = self._rounds_done.get(check, 0) + 1
-        self._pairs[check] = self._pairs.get(check, 0) + int(info["nic_pairs"])
         done, total = self._rounds_done[check], int(info["total"])
         elapsed = now - started
         remaining = elapsed / done * (total - done)
