@@ -268,14 +268,14 @@ def test_rail_link_down_fails_the_link_and_the_pings_through_it(
         site, tmp_path / "results", paths=(*CHEAP_FILES, SUITE / "test_connectivity.py")
     )
     assert_verdicts_except(run, {
-        ("LNK-002", f"{FAULTY}/lab_r1"): {"failed"},
+        ("LNK-002", f"{FAULTY}/benic2p1"): {"failed"},
         ("NET-001", PAIR): {"failed"},
         ("NET-002", PAIR): {"failed"},
     })  # fmt: skip
-    assert_message(run, "LNK-002", f"{FAULTY}/lab_r1", "link_detected")
-    assert_message(run, "NET-001", PAIR, "loss_percent", "lab_r1 (172.30.1.2)")
+    assert_message(run, "LNK-002", f"{FAULTY}/benic2p1", "link_detected")
+    assert_message(run, "NET-001", PAIR, "loss_percent", "benic2p1 (172.30.1.2)")
     assert_message(
-        run, "NET-002", PAIR, f"rail 1: {GOOD}/lab_r1 <-> {FAULTY}/lab_r1 100.0 % != 0", "loss_percent"
+        run, "NET-002", PAIR, f"rail 1: {GOOD}/benic2p1 <-> {FAULTY}/benic2p1 100.0 % != 0", "loss_percent"
     )
     assert "rail 0" not in str(run.record("NET-002", PAIR)["message"])
 
@@ -288,11 +288,11 @@ def test_mtu_1500_fails_jumbo_frames_while_small_pings_pass(
         site, tmp_path / "results", paths=(*CHEAP_FILES, SUITE / "test_connectivity.py")
     )
     assert_verdicts_except(run, {
-        ("LNK-005", f"{FAULTY}/lab_r0"): {"failed"},
+        ("LNK-005", f"{FAULTY}/benic1p1"): {"failed"},
         ("NET-002", PAIR): {"failed"},
     })  # fmt: skip
-    assert_message(run, "NET-002", PAIR, f"rail 0: {GOOD}/lab_r0 <-> {FAULTY}/lab_r0")
-    assert_message(run, "LNK-005", f"{FAULTY}/lab_r0", "1500", "9000")
+    assert_message(run, "NET-002", PAIR, f"rail 0: {GOOD}/benic1p1 <-> {FAULTY}/benic1p1")
+    assert_message(run, "LNK-005", f"{FAULTY}/benic1p1", "1500", "9000")
     assert run.record("NET-001", PAIR)["outcome"] == "passed"
 
 
@@ -303,9 +303,9 @@ def test_wrong_routing_rule_fails_the_source_routing_check(
     run = run_suite(
         site, tmp_path / "results", paths=(*CHEAP_FILES, SUITE / "test_connectivity.py")
     )
-    assert_verdicts_except(run, {("HOST-007", f"{FAULTY}/lab_r0"): {"failed"}})
+    assert_verdicts_except(run, {("HOST-007", f"{FAULTY}/benic1p1"): {"failed"}})
     assert_message(
-        run, "HOST-007", f"{FAULTY}/lab_r0", "routing_problems", "172.30.0.2"
+        run, "HOST-007", f"{FAULTY}/benic1p1", "routing_problems", "172.30.0.2"
     )
 
 
