@@ -50,11 +50,6 @@ DEFAULT_PATTERNS: tuple[str, ...] = (
 )
 
 
-# Every match of a default pattern contains one of these words (case-insensitive): text without any of them
-# needs no default pattern run over it. tests/unit/recording checks that this shortcut changes no result.
-_DEFAULT_TRIGGER = re.compile(
-    r"(?i)passw|passphrase|secret|token|api|access|private|authorization|sshpass|ipmitool|://"
-)
 _CACHE_LIMIT = 4096
 _CACHED_TEXT_LIMIT = 1024
 
@@ -68,13 +63,13 @@ class Scrubber:
     """
 
     def __init__(self, patterns: Sequence[str] = (), *, defaults: bool = True) -> None:
-        self._defaults = tuple(_compile(source) for source in DEFAULT_PATTERNS) if defaults else ()
-        self._extra = tuple(_compile(source) for source in patterns)
+        sources = (*DEFAULT_PATTERNS, *patterns) if defaults else tuple(patterns)
+        self._patterns = tuple(_compile(source) for source in sources)
         self._cache: dict[str, str] = {}  # short texts recur (titles, sources, hints, ids): scrubbed once
 
     @property
     def patterns(self) -> tuple[str, ...]:
-        return tuple(pattern.pattern for pattern in (*self._defaults, *self._extra))
+        return tuple(pattern.pattern for pattern in self._patterns)
 
     def scrub(self, text: str) -> str:
         """``text`` with every secret replaced by ``<scrubbed>``."""
@@ -82,10 +77,7 @@ class Scrubber:
         if cached is not None:
             return cached
         scrubbed = text
-        if self._defaults and _DEFAULT_TRIGGER.search(scrubbed):
-            for pattern in self._defaults:
-                scrubbed = pattern.sub(_replace_secret, scrubbed)
-        for pattern in self._extra:
+        for pattern in self._patterns:
             scrubbed = pattern.sub(_replace_secret, scrubbed)
         if len(text) <= _CACHED_TEXT_LIMIT:
             if len(self._cache) >= _CACHE_LIMIT:

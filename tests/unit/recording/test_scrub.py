@@ -7,12 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from pytest_gpufabric.errors import UsageError
 from pytest_gpufabric.recording import Scrubber
-from pytest_gpufabric.recording.scrub import DEFAULT_PATTERNS
 
 DATA = Path(__file__).parent / "data"
 
@@ -116,19 +113,6 @@ def test_a_bad_configured_pattern_is_a_usage_error(pattern: str, fragment: str) 
     assert fragment in str(caught.value) and pattern in str(caught.value)
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.sampled_from([
-    "password=", "token: ", "Authorization: Bearer ", "sshpass -p ", "ipmitool -P ", "https://u:", "@h",
-    "-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----", "--api-key ", "x", " ", "\n", "'", '"',
-    "hunter2", "PASSW", "secret", "Secret_", "ACCESS-KEY=", "=", ":",
-]), max_size=12).map("".join))  # fmt: skip
-def test_the_shortcut_for_texts_without_trigger_words_changes_no_result(text: str) -> None:
-    """The scrubber skips the default patterns on texts without any of their words; running every
-    pattern on every text gives the same result."""
-    every_pattern = Scrubber(DEFAULT_PATTERNS, defaults=False)  # configured patterns: no shortcut
-    assert Scrubber().scrub(text) == every_pattern.scrub(text)
-
-
 def test_repeated_texts_are_answered_from_the_cache_and_stay_right() -> None:
     scrubber = Scrubber([r"site-[a-z]+-internal"])
     for _ in range(3):
@@ -143,13 +127,6 @@ def _ethtool_outputs() -> Iterator[str]:
 
 @pytest.mark.benchmark(group="scrub", max_time=0.2, min_rounds=20, warmup=False)
 def test_bench_scrub_an_ethtool_statistics_output(benchmark: Any) -> None:
-    """Every output leaving a run is scrubbed; compare with the same patterns run without the shortcut."""
+    """Every output leaving a run is scrubbed: the cost of one 40-line output."""
     scrubber, outputs = Scrubber([r"site-[a-z]+-internal"]), _ethtool_outputs()
-    assert "<scrubbed>" not in benchmark(lambda: scrubber.scrub(next(outputs)))
-
-
-@pytest.mark.benchmark(group="scrub", max_time=0.2, min_rounds=20, warmup=False)
-def test_bench_scrub_without_the_shortcut(benchmark: Any) -> None:
-    scrubber = Scrubber([*DEFAULT_PATTERNS, r"site-[a-z]+-internal"], defaults=False)
-    outputs = _ethtool_outputs()
     assert "<scrubbed>" not in benchmark(lambda: scrubber.scrub(next(outputs)))
