@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import yaml
-from demo_run import replay_records
+from demo_replay import replay_records
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "recordings" / "demo"

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import yaml
-from demo_run import replay_records
+from demo_replay import replay_records
 
 from pytest_gpufabric.switches.readonly import is_read_only
 
