@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import ipaddress
 import os
-import shlex
 import socket
 import sys
 import time
@@ -25,7 +24,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pytest_gpufabric.lab.lab import Lab
 
-CAPTURES = Path(__file__).resolve().parents[2] / "fixtures" / "outputs" / "perftest"
+SOURCE_CAPTURES = Path(__file__).resolve().parents[2] / "fixtures" / "outputs" / "perftest"
+CAPTURES = Path(__file__).resolve().parent / "captures"  # next to the copy installed in a node's home
 HEALTHY = "s0-2.8.2-ib_write_bw-rocm-bidirectional-gbits.txt"
 FAILING = "s0-5.1-faq2-ib_write_bw-failed-status-12.txt"
 HOME_DIR = "perftest-standin"
@@ -42,8 +42,13 @@ def install(lab: Lab, sleep_s: float) -> None:
         home = lab.sshd(node.name).files.home
         tool = home / HOME_DIR / "bin" / "ib_write_bw"
         tool.parent.mkdir(parents=True, exist_ok=True)
-        tool.write_text(f"#!/bin/sh\n# STAND-IN for perftest (pair scheduler benchmark), see {Path(__file__).name}\n"
-                        f"{SLEEP_ENV}={sleep_s:g} exec {shlex.quote(sys.executable)} {shlex.quote(str(Path(__file__)))} \"$@\"\n",
+        program = home / HOME_DIR / Path(__file__).name  # the node sees its home only (as /root)
+        program.write_text(Path(__file__).read_text(encoding="utf-8"), encoding="utf-8")
+        (home / HOME_DIR / "captures").mkdir(exist_ok=True)
+        for name in (HEALTHY, FAILING):
+            (home / HOME_DIR / "captures" / name).write_text((SOURCE_CAPTURES / name).read_text(encoding="utf-8"), encoding="utf-8")
+        tool.write_text(f"#!/bin/sh\n# STAND-IN for perftest (pair scheduler benchmark), see {program.name}\n"
+                        f"{SLEEP_ENV}={sleep_s:g} exec python3 \"$HOME/{HOME_DIR}/{program.name}\" \"$@\"\n",
                         encoding="utf-8")
         tool.chmod(0o755)
         (home / HOME_DIR / BAD_SERVERS).write_text("", encoding="utf-8")
