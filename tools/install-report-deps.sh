@@ -12,11 +12,12 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PINNED_MANIFEST="${ROOT}/tools/allure/package.json"
 ALLURE_DIR="${ROOT}/.tools/allure"
 ALLURE_BIN="${ALLURE_DIR}/node_modules/.bin/allure"
-APT_LOCK_TIMEOUT_S="${APT_LOCK_TIMEOUT_S:-600}"
 
 say() { printf 'report-deps: %s\n' "$*"; }
 die() { printf 'report-deps: ERROR: %s\n' "$*" >&2; exit 1; }
 have() { command -v "$1" >/dev/null 2>&1; }
+# shellcheck source=tools/apt-packages.sh
+. "${ROOT}/tools/apt-packages.sh"
 
 # Reads package.json fields with python3 (always there: the project needs it).
 pinned_dependency_version() {  # manifest, dependency name
@@ -33,35 +34,6 @@ missing_apt_packages() {
     have_java || printf '%s\n' default-jre-headless
     have node || printf '%s\n' nodejs
     have npm || printf '%s\n' npm
-}
-
-# Another install may hold the apt/dpkg locks: apt-get waits for the dpkg lock itself
-# (DPkg::Lock::Timeout); the package lists lock of "update" is retried here.
-apt_update() {
-    local attempt
-    for attempt in 1 2 3 4 5 6 7 8 9 10; do
-        if apt-get -o DPkg::Lock::Timeout="${APT_LOCK_TIMEOUT_S}" update -qq; then
-            return 0
-        fi
-        say "apt-get update failed (attempt ${attempt}; another package install may hold the lock); retrying in 10 s"
-        sleep 10
-    done
-    die "apt-get update kept failing; check the network and /etc/apt/sources.list*"
-}
-
-install_apt_packages() {
-    local packages=("$@")
-    if [ "$(id -u)" -ne 0 ]; then
-        die "missing system packages: ${packages[*]}. Run this script as root (sudo $0), or: apt-get install --no-install-recommends ${packages[*]}"
-    fi
-    export DEBIAN_FRONTEND=noninteractive
-    say "installing with apt-get: ${packages[*]}"
-    apt_update
-    apt-get -o DPkg::Lock::Timeout="${APT_LOCK_TIMEOUT_S}" install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
-    local package
-    for package in "${packages[@]}"; do
-        say "installed ${package} ($(dpkg-query -W -f='${Version}' "${package}"))"
-    done
 }
 
 install_allure() {
@@ -88,7 +60,7 @@ main() {
     local missing=()
     mapfile -t missing < <(missing_apt_packages)
     if [ "${#missing[@]}" -gt 0 ]; then
-        install_apt_packages "${missing[@]}"
+        apt_install_packages "${missing[@]}"
     else
         say "chromium, java, node and npm present"
     fi

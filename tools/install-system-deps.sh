@@ -9,11 +9,12 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TOOLS_FILE="${ROOT}/pytest_gpufabric/lab/system-tools.txt"
 # Packages the project's tests need beyond the lab's programs (one package per entry).
 EXTRA_PACKAGES=(python3)  # /usr/bin/python3: the switch account of the switch lab (tests/lab/switchkit.py)
-APT_LOCK_TIMEOUT_S="${APT_LOCK_TIMEOUT_S:-600}"
 export PATH="${PATH}:/usr/local/sbin:/usr/sbin:/sbin"
 
 say() { printf 'system-deps: %s\n' "$*"; }
 die() { printf 'system-deps: ERROR: %s\n' "$*" >&2; exit 1; }
+# shellcheck source=tools/apt-packages.sh
+. "${ROOT}/tools/apt-packages.sh"
 
 [ -r "${TOOLS_FILE}" ] || die "cannot read ${TOOLS_FILE}"
 declare -A PACKAGE_OF=()
@@ -45,18 +46,6 @@ missing_tools() {
     done | sort
 }
 
-apt_update() {
-    local attempt
-    for attempt in 1 2 3 4 5 6 7 8 9 10; do
-        if apt-get -o DPkg::Lock::Timeout="${APT_LOCK_TIMEOUT_S}" update -qq; then
-            return 0
-        fi
-        say "apt-get update failed (attempt ${attempt}; another package install may hold the lock); retrying in 10 s"
-        sleep 10
-    done
-    die "apt-get update kept failing; check the network and /etc/apt/sources.list*"
-}
-
 main() {
     local packages=()
     mapfile -t packages < <(missing_packages | sort -u)
@@ -64,20 +53,10 @@ main() {
         say "all ${#PACKAGE_OF[@]} programs of the lab present"
         return 0
     fi
-    if [ "$(id -u)" -ne 0 ]; then
-        die "missing packages: ${packages[*]}; run this script as root (sudo $0), or: apt-get install --no-install-recommends ${packages[*]}"
-    fi
-    export DEBIAN_FRONTEND=noninteractive
-    say "installing with apt-get: ${packages[*]}"
-    apt_update
-    apt-get -o DPkg::Lock::Timeout="${APT_LOCK_TIMEOUT_S}" install -y -qq --no-install-recommends "${packages[@]}" >/dev/null
+    apt_install_packages "${packages[@]}"
     local still
     still="$(missing_tools | paste -sd ',' - | sed 's/,/, /g')"
     [ -z "${still}" ] || die "apt-get installed ${packages[*]} but these programs are still missing: ${still}"
-    local package
-    for package in "${packages[@]}"; do
-        say "installed ${package} ($(dpkg-query -W -f='${Version}' "${package}"))"
-    done
 }
 
 main "$@"

@@ -57,13 +57,14 @@ def test_the_installer_reads_the_same_list_and_names_missing_packages() -> None:
         for directory in (script.parent, listing.parent.parent, listing.parent):
             directory.mkdir(mode=0o755)
         shutil.copy(INSTALLER, script)
+        shutil.copy(INSTALLER.with_name("apt-packages.sh"), script.parent)
         listing.write_text(f"sh dash\n{ABSENT} gpufabric-absent-package  # a program nobody has\n")
         done = subprocess.run(
             ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "bash", str(script)],
             capture_output=True, text=True, timeout=60, check=False,
         )  # fmt: skip
         assert done.returncode == 1, done.stdout + done.stderr
-        assert done.stderr.count("\n") == 1 and "missing packages: gpufabric-absent-package;" in done.stderr
+        assert done.stderr.count("\n") == 1 and "missing system packages: gpufabric-absent-package." in done.stderr
         listing.write_text("sh dash\n")
         present = subprocess.run(["bash", str(script)], capture_output=True, text=True, timeout=60, check=False)
         assert present.returncode == 0 and "all 1 programs of the lab present" in present.stdout
