@@ -269,17 +269,31 @@ class NicListEntry:
 
 
 LIST_ROW = re.compile(r"^\s*(\d+)\s*\)\s+(.+)$")
+# niccli 227 and earlier print PCIAddr as domain:bus:device:function, two hex digits each ("00:0d:00:01").
+NICCLI_PCI = re.compile(r"^([0-9a-fA-F]{2}):([0-9a-fA-F]{2}):([01][0-9a-fA-F]):0([0-7])$")
 # niccli 234 and later: "1) Broadcom BCM57608 1x400G QSFP-DD PCIe Ethernet NIC (Adp#1 Port#1)", then indented
 # "Device Interface : ...", "MAC Address : ...", "PCI Address : ..." lines.
 BLOCK_FIELDS = {"Device Interface": "interface", "MAC Address": "mac", "PCI Address": "pci"}
 
 
+def _table_pci(address: str) -> str | None:
+    """``dddd:bb:dd.f`` of a PCIAddr cell in either form; None when it is neither."""
+    if is_bdf(address):
+        return normalize_bdf(address)
+    old = NICCLI_PCI.match(address)
+    if old is None:
+        return None
+    domain, bus, device, function = old.groups()
+    return normalize_bdf(f"00{domain}:{bus}:{device}.{function}")
+
+
 def _table_row(line: str, match: re.Match[str]) -> NicListEntry:
     words = match.group(2).split()
-    if len(words) != 6 or not is_bdf(words[3]):
+    pci = _table_pci(words[3]) if len(words) == 6 else None
+    if pci is None:
         fail(LIST_TOOL, f"expected '<n>) <board> <mac> <firmware> <pci> <type> <mode>', found {line.strip()!r}")
-    board, mac, firmware, pci, kind, mode = words
-    return NicListEntry(int(match.group(1)), board, mac.lower(), firmware, normalize_bdf(pci), kind, mode)
+    board, mac, firmware, _, kind, mode = words
+    return NicListEntry(int(match.group(1)), board, mac.lower(), firmware, pci, kind, mode)
 
 
 def _block(index: int, title: str, fields: dict[str, str]) -> NicListEntry:

@@ -47,7 +47,7 @@ def test_parse_gives_facts_or_one_error_line(path: Path, capsys: pytest.CaptureF
 
 
 @pytest.mark.parametrize("tool, name", [("amd-smi-topology-json", "changelog_new_format_elided.txt"),
-                                        ("nvidia-smi-topo", "rtx6kpro_x2_prompt_before_header.txt")])
+                                        ("nvidia-smi-topo", "club3090_issue46_x5_fenced.txt")])
 def test_the_command_itself_prints_no_traceback(tool: str, name: str) -> None:
     proc = subprocess.run([sys.executable, "-m", "pytest_gpufabric.cli", "parse", tool, str(OUTPUTS / tool / name)],
                           capture_output=True, text=True, timeout=120, check=False)

@@ -134,12 +134,6 @@ def test_malformed_query_gpu(parse_error, text: str, fragment: str) -> None:
     parse_error(parse_nvidia_smi_query, text, "nvidia-smi-query-gpu", fragment)
 
 
-def test_nvidia_topo_after_a_prompt_line(output) -> None:
-    topology = parse_nvidia_smi_topo(output("nvidia-smi-topo", "rtx6kpro_x2_prompt_before_header.txt"))
-    assert topology.pairs() == (("GPU0", "GPU1", "NODE"),)
-    assert topology.extra["GPU0"]["CPU Affinity"] == "0-31"
-
-
 def test_nvidia_topo_inside_a_markdown_fence(output) -> None:
     topology = parse_nvidia_smi_topo(output("nvidia-smi-topo", "club3090_issue46_x5_fenced.txt"))
     assert topology.devices == ("GPU0", "GPU1", "GPU2", "GPU3", "GPU4")

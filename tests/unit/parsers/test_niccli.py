@@ -148,6 +148,27 @@ def test_malformed_list(parse_error, text: str, fragment: str) -> None:
     parse_error(parse_niccli_list, text, fragment)
 
 
+def test_list_of_niccli_227_with_domain_bus_device_function_addresses(output) -> None:
+    nics = parse_niccli_list(output("niccli-list", "weka_docs_v227_bus_dev_fn_form.txt"))  # banner lines before the table
+    assert [(n.index, n.board, n.firmware, n.pci_address, n.mac) for n in nics] == [
+        (1, "BCM57508", "224.1.102.0", "0000:0d:00.0", "84:16:0a:3e:0e:20"),
+        (2, "BCM57508", "224.1.102.0", "0000:0d:00.1", "84:16:0a:3e:0e:21"),
+    ]
+
+
+def test_list_of_niccli_237_with_right_justified_indexes(output) -> None:
+    nics = parse_niccli_list(output("niccli-list", "rocm_cvs_v237_right_justified_index.txt"))
+    assert [n.index for n in nics] == [1, 2, 10, 16]
+    assert (nics[3].pci_address, nics[3].firmware, nics[3].board) == ("0000:e6:00.1", "237.1.148.0", "BCM57608(B1)")
+
+
+@pytest.mark.parametrize(("old", "new"), [("00:0d:00:01", "00:0d:00:08"), ("00:0d:00:01", "0d:00:01")],
+                         ids=["function-8", "three-fields"])
+def test_list_with_a_bad_old_style_address(output, parse_error, old: str, new: str) -> None:
+    text = output("niccli-list", "weka_docs_v227_bus_dev_fn_form.txt").replace(old, new)
+    parse_error(parse_niccli_list, text, f"found '2) BCM57508    84:16:0A:3E:0E:21  224.1.102.0  {new}")
+
+
 def test_list_devices_blocks_of_niccli_234(output) -> None:
     (nic,) = parse_niccli_list(output("niccli-list", "node_scraper_list_devices_v234.txt"))
     assert (nic.index, nic.board, nic.port) == (1, "Broadcom BCM57608 1x400G QSFP-DD PCIe Ethernet NIC", "Adp#1 Port#1")

@@ -326,7 +326,6 @@ LOOPBACK = "azure-hbv3-ib_write_bw-loopback-both-sides-mibsec.txt"
 
 
 @pytest.mark.parametrize(("name", "test", "size", "average", "gbits"), [
-    pytest.param("cx7-ndr-ib_send_bw-mibsec.txt", "Send BW Test", 65536, 46557.03, 46557.03 * 0.008388608, id="cx7"),
     pytest.param(LOOPBACK, "RDMA_Write BW Test", 1000, 4020.54, 4020.54 * 0.008388608, id="loopback"),
 ])
 def test_mib_tables(output: Output, name: str, test: str, size: int, average: float, gbits: float) -> None:
