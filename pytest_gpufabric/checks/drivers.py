@@ -6,6 +6,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
+from pytest_gpufabric.errors import MeasurementMissing
 from pytest_gpufabric.parsers.kallsyms import KernelSymbols
 from pytest_gpufabric.parsers.kmod import DkmsEntry, LoadedModules
 
@@ -63,6 +64,18 @@ def dkms_installed(entries: Iterable[DkmsEntry], modules: Iterable[str], kernel:
         else:
             problems.append(f"{module}/{entry.version}: {entry.status} for {kernel}")
     return installed, problems
+
+
+def loaded_for_running_kernel(modules: LoadedModules, names: Iterable[str], kernel: str) -> list[str]:
+    """Of ``names`` (dkms package names), those loaded into the running kernel, which loads only modules built
+    for it: what ``dkms status`` would show as installed there, on a node without dkms. A module that is not
+    loaded may still be built for the kernel, so it is not known, and that is an error naming dkms."""
+    names = list(names)
+    unknown = [name for name in names if modules.get(name.replace("-", "_")) is None]
+    if unknown:
+        raise MeasurementMissing(f"dkms is not installed (exit 127): {', '.join(unknown)} not loaded into kernel {kernel}, "
+                                 "so whether it is built for it is not known")
+    return names
 
 
 def firmware_version(reported: str | None) -> str | None:

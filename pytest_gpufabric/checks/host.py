@@ -28,15 +28,6 @@ def iommu_evidence(cmdline: KernelCmdline) -> str:
     return " ".join(shown) or "no iommu parameter on the kernel command line"
 
 
-def active_services(systemctl_output: str, services: tuple[str, ...]) -> list[str] | None:
-    """The services ``systemctl is-active a b ...`` reports ``active`` (one answer line per service, in
-    order); None when systemctl did not answer for every service (no systemd, or an error on stderr)."""
-    answers = [line.strip() for line in systemctl_output.splitlines() if line.strip()]
-    if len(answers) != len(services):
-        return None
-    return [service for service, answer in zip(services, answers) if answer == "active"]
-
-
 def shared_subnets(interfaces: dict[str, tuple[IPv4Interface, ...]]) -> list[str]:
     """Subnets holding more than one of the given interfaces (the ARP-flux condition of S0 2.4)."""
     owners: dict[IPv4Network, list[str]] = {}

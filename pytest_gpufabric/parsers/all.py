@@ -14,6 +14,7 @@ from pytest_gpufabric.parsers import (
     gdrcopy,
     ibdev2netdev,
     ibstat,
+    ibstatus,
     ibverbs,
     ip,
     kallsyms,
@@ -33,17 +34,22 @@ from pytest_gpufabric.parsers import (
     pcie_bandwidth,
     perftest,
     ping,
+    proc_comm,
     rdma,
     rocm_smi,
+    show_gids,
     sonic_config_db,
     sonic_show,
     sysctl,
+    sysfs_infiniband,
+    ufw_conf,
     virt,
     vmware,
 )
 
 MODULES = (
-    amd_smi, bnxt_re_conf, cuda_samples, dmesg, eos_config, eos_show, esxcli, ethtool, gdrcopy, ibdev2netdev, ibstat, ibverbs,
+    amd_smi, bnxt_re_conf, cuda_samples, dmesg, eos_config, eos_show, esxcli, ethtool, gdrcopy, ibdev2netdev, ibstat, ibstatus, ibverbs,
     ip, kallsyms, kernel_cmdline, kmod, lldp, lspci, meminfo, nccl_debug, nccl_tests, niccli, nvidia_smi, osu, packages, pci_link,
-    pci_path, pcie_bandwidth, perftest, ping, rdma, rocm_smi, sonic_config_db, sonic_show, sysctl, virt, vmware,
+    pci_path, pcie_bandwidth, perftest, ping, proc_comm, rdma, rocm_smi, show_gids, sonic_config_db, sonic_show, sysctl,
+    sysfs_infiniband, ufw_conf, virt, vmware,
 )

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_gpufabric.checks.host import active_services, iommu_evidence, iommu_mode, routing_problems, shared_subnets
+from pytest_gpufabric.checks.host import iommu_evidence, iommu_mode, routing_problems, shared_subnets
+from pytest_gpufabric.checks.service_facts import service_states
 from pytest_gpufabric.commands import sh
 from pytest_gpufabric.context import CheckContext
 from pytest_gpufabric.parsers.dmesg import parse_dmesg
@@ -41,12 +42,9 @@ KERNEL_ERROR_PATTERNS = (
 
 @pytest.mark.check("HOST-003")
 def test_no_host_firewall(node: NodeTarget, gpufabric: CheckContext) -> None:
-    result = gpufabric.run(node.id, sh("systemctl", "is-active", *FIREWALLS))
-    active = gpufabric.require(
-        active_services(result.stdout, FIREWALLS),
-        f"the state of {', '.join(FIREWALLS)} (systemctl answered: {(result.stdout + result.stderr).strip()[:120]!r})",
-    )
-    gpufabric.expect("active_firewalls", len(active), detail=", ".join(active) or result.stdout.strip().replace("\n", " "))
+    states = service_states(gpufabric, node.id, FIREWALLS)
+    detail = ", ".join(states.active) or " ".join(f"{name} {state}" for name, state in states.states.items())
+    gpufabric.expect("active_firewalls", len(states.active), detail=f"{detail} ({states.source})")
 
 
 @pytest.mark.check("HOST-004")

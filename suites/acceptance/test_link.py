@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_gpufabric.checks.link import gid_ipv4
-from pytest_gpufabric.checks.rdma_facts import rdma_links
+from pytest_gpufabric.checks.rdma_facts import gid_entry, rdma_links
 from pytest_gpufabric.commands import sh
 from pytest_gpufabric.context import CheckContext
 from pytest_gpufabric.parsers.ethtool import parse_ethtool
@@ -71,11 +71,9 @@ def test_ipv4_address(nic: NicTarget, gpufabric: CheckContext) -> None:
 
 @pytest.mark.check("LNK-007")
 def test_gid_index_3_roce_v2(nic: NicTarget, gpufabric: CheckContext) -> None:
-    base = f"/sys/class/infiniband/{nic.nic.name}/ports/1"
-    gid = gpufabric.run(nic.node.name, sh("cat", f"{base}/gids/3")).stdout.strip()
-    kind = gpufabric.run(nic.node.name, sh("cat", f"{base}/gid_attrs/types/3")).stdout.strip()
-    carried = gid_ipv4(gid)
+    entry = gid_entry(gpufabric, nic.node.name, nic.nic.name, 3)
+    carried = gid_ipv4(entry.gid or "")
     gpufabric.expect_each([
-        ("gid_type", gpufabric.require(kind or None, f"{base}/gid_attrs/types/3"), None, ""),
-        ("gid_differs_from_nic_ipv4", carried != str(nic.nic.ipv4.ip), None, f"GID {gid or 'empty'}, NIC {nic.nic.ipv4.ip}"),
+        ("gid_type", gpufabric.require(entry.kind, f"type of GID 3 ({entry.source})"), None, ""),
+        ("gid_differs_from_nic_ipv4", carried != str(nic.nic.ipv4.ip), None, f"GID {entry.gid or 'empty'}, NIC {nic.nic.ipv4.ip}"),
     ])

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import pytest
 
 from pytest_gpufabric.checks.drivers import (
     consistency_detail,
     devices_not_listed,
     dkms_installed,
     firmware_version,
+    loaded_for_running_kernel,
     missing_modules,
     odd_ones_out,
     peer_memory_provider,
 )
 from pytest_gpufabric.parsers.kallsyms import KernelSymbols, parse_kallsyms
-from pytest_gpufabric.parsers.kmod import parse_dkms_status, parse_lsmod
+from pytest_gpufabric.errors import MeasurementMissing
+from pytest_gpufabric.parsers.kmod import parse_dkms_status, parse_lsmod, parse_proc_modules
 from tests.outputs import read_output
 
 
@@ -56,3 +59,10 @@ def test_firmware_version_takes_the_running_image() -> None:
 def test_devices_not_listed_matches_whole_names() -> None:
     text = "bnxt_re0 port 1 ==> enp29s0np0 (Up)\nbnxt_re10 port 1 ==> x (Up)\n"
     assert devices_not_listed(text, ["bnxt_re0", "bnxt_re1", "bnxt_re10"]) == ["bnxt_re1"]
+
+
+def test_without_dkms_a_loaded_module_is_built_for_the_running_kernel() -> None:
+    modules = parse_proc_modules(read_output("proc-modules", "h200_proc_modules.txt"))  # the H200 host has no dkms
+    assert loaded_for_running_kernel(modules, ["nvidia"], "6.18.44") == ["nvidia"]
+    with pytest.raises(MeasurementMissing, match=r"dkms is not installed \(exit 127\): gdrdrv, netxtreme-peer-mem not loaded"):
+        loaded_for_running_kernel(modules, ["gdrdrv", "netxtreme-peer-mem", "nvidia"], "6.18.44")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ipaddress import IPv4Address, IPv4Interface
 
 from pytest_gpufabric.checks.gpu import bus_mismatches, non_xgmi_pairs, normalize_bdf, weakest_gpu_links
-from pytest_gpufabric.checks.host import active_services, routing_problems, shared_subnets
+from pytest_gpufabric.checks.host import routing_problems, shared_subnets
 from pytest_gpufabric.checks.link import gid_ipv4
 from pytest_gpufabric.checks.pcie import share_pcie_switch
 from pytest_gpufabric.parsers.ip import parse_ip_route, parse_ip_rule
@@ -30,12 +30,6 @@ def test_xgmi_everywhere_in_s0() -> None:
 def test_nvlink_count_in_h200_topology() -> None:
     weakest, problems = weakest_gpu_links(parse_nvidia_smi_topo(read_output("nvidia-smi-topo", "h200x2_pipe.txt")))
     assert weakest == 18 and problems == []
-
-
-def test_active_services() -> None:
-    assert active_services("active\ninactive\n", ("firewalld", "ufw")) == ["firewalld"]
-    assert active_services("inactive\ninactive\n", ("firewalld", "ufw")) == []
-    assert active_services("", ("firewalld", "ufw")) is None  # no systemd: stderr only, never "no firewall"
 
 
 def test_shared_subnets() -> None:

@@ -84,6 +84,13 @@ def test_static_limits_with_units(output: Output) -> None:
     assert quantity(static[0]["LIMIT"]["SHUTDOWN_EDGE_TEMPERATURE"]) == (105.0, "°C")
 
 
+@pytest.mark.parametrize(("old", "new", "found"), [("GPU: 0\n", "", "'LIMIT:'"), ("MAX_POWER: 213 W", "MAX_POWER 213 W", "'MAX_POWER 213 W'")],
+                         ids=["cut-before-the-first-gpu", "value-without-colon"])
+def test_static_malformed(output: Output, parse_error: Callable[..., ParseError], old: str, new: str, found: str) -> None:
+    text = output("amd-smi-static", "changelog_limit_2gpu.txt").replace(old, new, 1)
+    parse_error(parse_amd_smi_static, text, "expected 'GPU: <n>' or an indented 'KEY: value' line", found)
+
+
 def test_metric_pcie_link(output: Output) -> None:
     metric = parse_amd_smi_metric(output("amd-smi-metric", "changelog_pcie_elided.txt"))
     assert pcie_link(metric, 0) == pcie_link(metric, 1) == (32.0, 16)
