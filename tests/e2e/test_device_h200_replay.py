@@ -62,3 +62,12 @@ def test_missing_tools_measured_through_the_kernel(replayed: dict[str, dict[str,
     assert row["outcome"] == "passed"
     assert any(command["command"].startswith(tool) for command in row["commands"])
     assert any(command["exit_code"] == 127 for command in row["commands"])  # lsmod / lspci not installed there
+
+
+def test_dkms_missing_reads_the_loaded_modules(replayed: dict[str, dict[str, Any]]) -> None:
+    # nvidia is loaded (so built for the running kernel); gdrdrv and netxtreme-peer-mem are not, and without dkms
+    # whether they are built is not known: still an error, as in the live run, now naming what is unknown.
+    row = replayed["suites/acceptance/test_drivers.py::test_dkms_modules_for_running_kernel[h200]"]
+    assert row["outcome"] == "error"
+    assert "gdrdrv, netxtreme-peer-mem not loaded into kernel" in row["message"]
+    assert [command["command"] for command in row["commands"]][-2:] == ["lsmod", "cat /proc/modules"]

@@ -134,6 +134,25 @@ def test_malformed_query_gpu(parse_error, text: str, fragment: str) -> None:
     parse_error(parse_nvidia_smi_query, text, "nvidia-smi-query-gpu", fragment)
 
 
+def test_nvidia_topo_after_a_prompt_line(output) -> None:
+    topology = parse_nvidia_smi_topo(output("nvidia-smi-topo", "sysuest_a100x2_prompt_before_header.txt"))
+    assert topology.pairs() == (("GPU0", "GPU1", "NODE"),)
+    assert topology.link("GPU0", "mlx5_0") == "NODE"
+    assert topology.extra["GPU1"] == {"CPU Affinity": "32-63", "NUMA Affinity": "1"}
+
+
+def test_nvidia_topo_after_a_prompt_line_older_columns(output) -> None:
+    topology = parse_nvidia_smi_topo(output("nvidia-smi-topo", "sysuest_v100x4_prompt_before_header_no_numa_column.txt"))
+    assert topology.devices[:4] == ("GPU0", "GPU1", "GPU2", "GPU3") and len(topology.devices) == 8
+    assert (topology.link("GPU0", "GPU1"), topology.link("GPU0", "GPU2"), topology.link("GPU0", "GPU3")) == ("NV2", "NV1", "NODE")
+    assert topology.link("GPU2", "mlx5_3") == "PIX" and topology.extra["GPU3"] == {"CPU Affinity": "14-27"}
+
+
+def test_nvidia_topo_after_a_prompt_line_cut_short(output, parse_error) -> None:
+    text = output("nvidia-smi-topo", "sysuest_v100x4_prompt_before_header_no_numa_column.txt")
+    parse_error(parse_nvidia_smi_topo, text[: text.index("GPU3    NODE")], "no row for GPU3")
+
+
 def test_nvidia_topo_inside_a_markdown_fence(output) -> None:
     topology = parse_nvidia_smi_topo(output("nvidia-smi-topo", "club3090_issue46_x5_fenced.txt"))
     assert topology.devices == ("GPU0", "GPU1", "GPU2", "GPU3", "GPU4")
