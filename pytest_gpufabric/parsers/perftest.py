@@ -5,8 +5,10 @@ header (``#bytes #iterations BW peak[Gb/sec] ...`` or ``... t_min[usec] ...``), 
 tests, ``--report_gbits`` (Gb/sec) and the default MB/sec (``MiB/sec`` since perftest 24.07, commit 1d202bb:
 the same 2^20 bytes per second, only the label changed), and bidirectional runs (``-b``) all go through the
 same code. A capture holding both sides of one run (``run_perftest_loopback``, or server and client written to
-one file) carries two tables of the same sizes: each size must appear once per side, and the lower of the two
-averages is kept, so that such a capture never reports more than either side measured. A run that failed ("Failed status 12", "Couldn't connect", ...) is not a parse error: its
+one file) carries two tables: each size appears at most once per side, the sizes of one side are among those of
+the other (the server of a one-way RDMA write run over all sizes, ``-a``, prints only the last size), and where
+both sides print a size the lower of the two averages is kept, so that such a capture never reports more than
+either side measured. A run that failed ("Failed status 12", "Couldn't connect", ...) is not a parse error: its
 errors are reported as facts, so that a check can show the documented hint. An output with neither a
 complete table nor a recognised error is a ParseError (truncated or not perftest).
 """
@@ -225,6 +227,7 @@ class _Table:
     closed: int = 0
     bw_rows: list[BandwidthRow] = field(default_factory=list)
     lat_rows: list[LatencyRow] = field(default_factory=list)
+    sizes_per_side: list[list[int]] = field(default_factory=list)
 
     @property
     def open(self) -> bool:
@@ -237,12 +240,17 @@ class _Table:
             fail(TOOL, "more result tables than the two sides of one run; give one perftest run at a time")
         self.kind, self.unit, self.sides = kind, unit, self.sides + 1
         self.lat_columns = () if bw_header else tuple(_latency_columns(line))
+        self.sizes_per_side.append([])
 
     def add_row(self, line: str) -> None:
+        row: BandwidthRow | LatencyRow
         if self.kind == "bw":
-            self.bw_rows.append(_bandwidth_row(line))
+            row = _bandwidth_row(line)
+            self.bw_rows.append(row)
         else:
-            self.lat_rows.append(_latency_row(line, list(self.lat_columns)))
+            row = _latency_row(line, list(self.lat_columns))
+            self.lat_rows.append(row)
+        self.sizes_per_side[-1].append(row.bytes)
 
 
 Row = TypeVar("Row", BandwidthRow, LatencyRow)
@@ -252,18 +260,36 @@ def _worse_latency(row: LatencyRow) -> float:
     return -(row.t_typical if row.t_typical is not None else row.t_avg or 0.0)
 
 
-def _one_row_per_size(rows: list[Row], sides: int, worse: Callable[[Row], float]) -> tuple[Row, ...]:
+def _check_two_sides(sizes_per_side: list[list[int]]) -> None:
+    """Two tables are the two sides of one run: each size at most once per side, one side's sizes among the other's.
+
+    When both headers came before any row (two processes writing into one terminal), the rows cannot be told
+    apart by side; then each size may appear at most twice.
+    """
+    first, second = sizes_per_side
+    sides = [second] if not first else [first, second]
+    limit = 2 if not first else 1
+    for sizes in sides:
+        repeated = next((size for size in sizes if sizes.count(size) > limit), None)
+        if repeated is not None:
+            fail(TOOL, f"size {repeated} printed {sizes.count(repeated)} times in two result tables: "
+                       "not the two sides of one run")
+    if first and not (set(first) <= set(second) or set(second) <= set(first)):
+        size = min(set(first) ^ set(second))
+        fail(TOOL, f"two result tables whose sizes differ (size {size} printed by one side only, while that side "
+                   "lacks sizes the other printed): not the two sides of one run")
+
+
+def _one_row_per_size(rows: list[Row], sizes_per_side: list[list[int]], worse: Callable[[Row], float]) -> tuple[Row, ...]:
     """The rows of a one-sided table as they are; of a two-sided capture, the worse side's row of each size."""
-    if sides < 2:
+    if len(sizes_per_side) < 2 or not rows:
         return tuple(rows)
+    _check_two_sides(sizes_per_side)
     by_size: dict[int, list[Row]] = {}
     for row in rows:
         by_size.setdefault(row.bytes, []).append(row)
-    odd = [size for size, found in by_size.items() if len(found) != 2]
-    if odd:
-        fail(TOOL, f"two result tables whose sizes differ (size {odd[0]} printed {len(by_size[odd[0]])} time(s), "
-                   "expected once per side): not the two sides of one run")
-    return tuple(min(found, key=worse) for found in by_size.values())
+    order = max(sizes_per_side, key=len) if sizes_per_side[0] else list(by_size)
+    return tuple(min(by_size[size], key=worse) for size in order)
 
 
 @parser("perftest", "ib_write_bw / ib_send_bw / ib_read_bw / ib_*_lat output: header, per-size table, errors")
@@ -324,8 +350,8 @@ def parse_perftest(text: str) -> PerftestResult:
         gid_index=_int_setting(header, "GID index"),
         gpu_memory=_gpu_memory(lines),
         settings=tuple(settings),
-        bandwidth_rows=_one_row_per_size(table.bw_rows, table.sides, lambda row: row.bw_average),
-        latency_rows=_one_row_per_size(table.lat_rows, table.sides, _worse_latency),
+        bandwidth_rows=_one_row_per_size(table.bw_rows, table.sizes_per_side, lambda row: row.bw_average),
+        latency_rows=_one_row_per_size(table.lat_rows, table.sizes_per_side, _worse_latency),
         errors=tuple(errors),
         sides=max(table.sides, 1),
     )

@@ -323,10 +323,13 @@ def test_facts_are_plain_data_for_xdist(output: Output) -> None:
 
 
 LOOPBACK = "azure-hbv3-ib_write_bw-loopback-both-sides-mibsec.txt"
+MI355X_ROCM = "mi355x-ionic-ib_write_bw-rocm-both-sides-mibsec.txt"
+MI355X_BIDIR = "mi355x-ionic-ib_write_bw-bidirectional-q4-both-sides-gbits.txt"
 
 
 @pytest.mark.parametrize(("name", "test", "size", "average", "gbits"), [
     pytest.param(LOOPBACK, "RDMA_Write BW Test", 1000, 4020.54, 4020.54 * 0.008388608, id="loopback"),
+    pytest.param(MI355X_ROCM, "RDMA_Write BW Test", 8192, 19871.68, 19871.68 * 0.008388608, id="mi355x-rocm"),
 ])
 def test_mib_tables(output: Output, name: str, test: str, size: int, average: float, gbits: float) -> None:
     result = parse_perftest(output("perftest", name))
@@ -352,3 +355,27 @@ def test_both_sides_keep_the_worse_average(output: Output) -> None:
 def test_mib_excerpt_cut_by_its_author(output: Output, parse_error: Callable[..., ParseError]) -> None:
     parse_error(parse_perftest, output("perftest", "azure-hbv3-ib_send_bw-mibsec-server-excerpt-cut.txt"),
                 "not terminated by its dashed line")
+
+
+def test_server_of_a_one_way_run_over_all_sizes_prints_the_last_size_only(output: Output) -> None:
+    result = parse_perftest(output("perftest", MI355X_ROCM))
+    assert (result.sides, len(result.bandwidth_rows), result.device, result.num_qps) == (2, 23, "ionic_0", 1)
+    assert [row.bytes for row in result.bandwidth_rows] == [2 ** exponent for exponent in range(1, 24)]
+    assert result.bandwidth_rows[-1].bw_average == 19044.43
+    assert result.gpu_memory is not None and result.gpu_memory.name == "AMD Instinct MI355X"
+
+
+def test_both_sides_of_a_bidirectional_run_pasted_one_after_the_other(output: Output) -> None:
+    result = parse_perftest(output("perftest", MI355X_BIDIR))
+    assert (result.test, result.bidirectional, result.bw_unit, result.sides) == (
+        "RDMA_Write Bidirectional BW Test", True, "Gb/sec", 2)
+    assert (result.device, result.num_qps, len(result.bandwidth_rows)) == ("ionic_7", 4, 23)
+    assert max_average_bw(result) == 779.21
+
+
+def test_a_server_size_the_client_never_printed_is_refused(
+        output: Output, parse_error: Callable[..., ParseError]) -> None:
+    text = output("perftest", MI355X_ROCM)
+    server_row = " 8388608    5000             19044.44"
+    parse_error(parse_perftest, text.replace(server_row, " 8388609    5000             19044.44", 1),
+                "sizes differ", "not the two sides of one run")
