@@ -83,9 +83,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     recording = Path(args.recording) if args.recording else None
     files = build_report(Path(args.results), Path(args.output), recording, pdf=not args.no_pdf)
-    print(f"acceptance report: {files.html.resolve()} (HTML {files.html_seconds:.1f} s, all files {files.seconds:.1f} s)")
-    print(f"tables: {files.workbook.resolve()} and {len(files.csvs)} CSV files")
-    print(files.pdf_note)
+    print("\n".join(files.summary_lines()))
     return EXIT_OK
 
 

@@ -13,16 +13,21 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import random
+from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from pytest_gpufabric import __version__
 from pytest_gpufabric.catalog import load_catalog
 from pytest_gpufabric.expectations import Expectation, Profile, load_profile
-from pytest_gpufabric.reporting.acceptance.runinfo import ProfileInfo, RunInfo, now_text, write_run_info
+from pytest_gpufabric.reporting.acceptance.load import cycle_collector_paused
+from pytest_gpufabric.reporting.acceptance.run_plugin import profile_info
+from pytest_gpufabric.reporting.acceptance.runinfo import RunInfo, now_text, write_run_info
 
 PROFILE = "mi300x-thor2"
 THRESHOLDS = Path(__file__).resolve().parents[1] / "thresholds"
@@ -102,24 +107,35 @@ def _pair_records(profile: Profile, nodes: list[str], rails: int, faults: dict[s
                           failed or entries[-1]["measurements"], spec.hint, scope="node_pair", pairs=entries)
 
 
-def synthesize(out: Path, n_nodes: int, rails: int) -> Path:
+@dataclass(frozen=True)
+class Synthesized:
+    """The results file written and how many of its records have each outcome."""
+
+    path: Path
+    outcomes: Counter[str]
+
+
+def synthesize(out: Path, n_nodes: int, rails: int) -> Synthesized:
     profile = load_profile(THRESHOLDS, PROFILE)
     nodes = [node_name(i) for i in range(n_nodes)]
     faults = {"bad_cable": (nodes[0], nodes[2], 2), "bad_nic": f"{nodes[-1]}/bnxt_re5",
               "old_firmware": nodes[min(3, n_nodes - 1)], "unmeasured": nodes[min(4, n_nodes - 1)]}
     out.mkdir(parents=True, exist_ok=True)
     info = RunInfo(site=f"synthesized-{n_nodes}x{rails}", profile=PROFILE,
-                   profiles=(ProfileInfo(profile.name, profile.title, dict(profile.documents)),),
+                   profiles=(profile_info(profile),),
                    run_id="synthesized", plugin_version=__version__, started=now_text(), finished=now_text(),
                    mode="SYNTHESIZED results (tools/synthesize_results.py), not a measurement",
                    rails={f"{n}/bnxt_re{r}": r for n in nodes for r in range(rails)})
     write_run_info(out, info)
     path = out / "results.jsonl"
-    records = itertools.chain(_config_records(profile, nodes, rails, faults), _pair_records(profile, nodes, rails, faults))
-    with path.open("w", encoding="utf-8") as stream:
-        for record in sorted(records, key=lambda r: r["node_id"]):
-            stream.write(json.dumps(record, sort_keys=True) + "\n")
-    return path
+    outcomes: Counter[str] = Counter()
+    with cycle_collector_paused():
+        records = itertools.chain(_config_records(profile, nodes, rails, faults), _pair_records(profile, nodes, rails, faults))
+        with path.open("wb") as stream:
+            for record in sorted(records, key=lambda r: r["node_id"]):
+                outcomes[record["outcome"]] += 1
+                stream.write(orjson.dumps(record, option=orjson.OPT_SORT_KEYS | orjson.OPT_APPEND_NEWLINE))
+    return Synthesized(path, outcomes)
 
 
 def main() -> None:
@@ -128,7 +144,7 @@ def main() -> None:
     parser.add_argument("--rails", type=int, default=8)
     parser.add_argument("-o", "--output", required=True, type=Path)
     args = parser.parse_args()
-    print(synthesize(args.output, args.nodes, args.rails))
+    print(synthesize(args.output, args.nodes, args.rails).path)
 
 
 if __name__ == "__main__":

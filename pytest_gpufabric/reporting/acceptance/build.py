@@ -14,7 +14,7 @@ from pytest_gpufabric.checks.localization import Localization, PairOutcome, loca
 from pytest_gpufabric.reporting.acceptance import fabric_sections, findings_sections, summary_sections
 from pytest_gpufabric.reporting.acceptance.collectives import collective_curves
 from pytest_gpufabric.reporting.acceptance.exports import Tables, print_pdf, write_tables
-from pytest_gpufabric.reporting.acceptance.load import load_run
+from pytest_gpufabric.reporting.acceptance.load import LoadedRun, cycle_collector_paused, load_run
 from pytest_gpufabric.reporting.acceptance.model import ITEM_COLUMNS, ReportModel, build_model
 from pytest_gpufabric.reporting.acceptance.page import page
 from pytest_gpufabric.reporting.acceptance.recorded import RecordedOutputs
@@ -29,13 +29,20 @@ class ReportFiles:
     """What a build wrote, and how long it took (the HTML alone: wall and CPU seconds; everything: wall)."""
 
     html: Path
-    workbook: Path
+    workbook: Path | None
     csvs: list[Path]
     pdf: Path | None
     pdf_note: str
     html_seconds: float
     html_cpu_seconds: float
     seconds: float
+
+    def summary_lines(self) -> list[str]:
+        """What the command line and the end of a run print."""
+        tables = (f"tables: {self.workbook.resolve()} and {len(self.csvs)} CSV files" if self.workbook
+                  else "tables not asked for")
+        return [f"acceptance report: {self.html.resolve()} (HTML {self.html_seconds:.1f} s, all files {self.seconds:.1f} s)",
+                tables, self.pdf_note]
 
 
 def _titles(model: ReportModel) -> dict[str, str]:
@@ -45,8 +52,8 @@ def _titles(model: ReportModel) -> dict[str, str]:
 
 
 def _localization(model: ReportModel) -> Localization:
-    """Suspects over the NIC pairs of the run (failed: a judged value did not hold)."""
-    pairs = model.pairs
+    """Suspects over the NIC pairs of the run (failed: a judged value did not hold; only those count)."""
+    pairs = model.pairs[~model.pairs["passed"].astype(bool)]
     outcomes = (PairOutcome(str(r.check_id), f"{r.node_a}/{r.nic_a}", f"{r.node_b}/{r.nic_b}", not r.passed)
                 for r in pairs.itertuples(index=False))
     return localize(outcomes)
@@ -57,6 +64,13 @@ def _report_date(model: ReportModel, results_file: Path) -> str:
         return model.info.finished or model.info.started
     stamp = dt.datetime.fromtimestamp(results_file.stat().st_mtime, dt.timezone.utc)
     return stamp.strftime("%Y-%m-%d %H:%M:%S UTC") + " (results file)"
+
+
+def _load_notes(run: LoadedRun) -> tuple[str, ...]:
+    if not run.cut_off_last_line:
+        return ()
+    return (f"The last line of {run.results_file.name} was cut off (the run stopped while writing it); that item "
+            "is left out.",)
 
 
 def _pair_matrices(pairs: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
@@ -80,8 +94,15 @@ def _tables(model: ReportModel, versions: pd.DataFrame) -> Tables:
                   pair_matrices=_pair_matrices(model.pairs), versions=versions)
 
 
-def build_report(results: Path, out: Path, recording: Path | None = None, *, pdf: bool = True) -> ReportFiles:
-    """Everything from ``results`` (a results.jsonl or its directory) and, where given, the recording."""
+def build_report(results: Path, out: Path, recording: Path | None = None, *, tables: bool = True,
+                 pdf: bool = True) -> ReportFiles:
+    """Everything from ``results`` (a results.jsonl or its directory) and, where given, the recording; the
+    workbook and CSV files unless ``tables`` is false, the PDF unless ``pdf`` is false."""
+    with cycle_collector_paused():
+        return _build(results, out, recording, tables=tables, pdf=pdf)
+
+
+def _build(results: Path, out: Path, recording: Path | None, *, tables: bool, pdf: bool) -> ReportFiles:
     started, started_cpu = time.monotonic(), time.process_time()
     run = load_run(results)
     recorded = RecordedOutputs.open(recording)
@@ -91,7 +112,7 @@ def build_report(results: Path, out: Path, recording: Path | None = None, *, pdf
     versions, odd = version_table(run.records, curves)
     failures = model.failures()
     sections = [
-        summary_sections.cover(model, _report_date(model, run.results_file)),
+        summary_sections.cover(model, _report_date(model, run.results_file), _load_notes(run)),
         summary_sections.areas(model),
         summary_sections.node_check_matrix(model),
         fabric_sections.pair_heatmaps(model.pairs, titles, latency=False),
@@ -106,7 +127,7 @@ def build_report(results: Path, out: Path, recording: Path | None = None, *, pdf
     html = out / REPORT_HTML
     html.write_text(page(f"Fabric acceptance report: {model.info.site}", sections), encoding="utf-8")
     html_seconds, html_cpu_seconds = time.monotonic() - started, time.process_time() - started_cpu
-    workbook, csvs = write_tables(_tables(model, versions), out)
+    workbook, csvs = write_tables(_tables(model, versions), out) if tables else (None, [])
     pdf_path, note = None, "report.pdf not asked for"
     if pdf:
         note = print_pdf(html, out / REPORT_PDF)

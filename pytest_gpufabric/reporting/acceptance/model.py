@@ -18,6 +18,11 @@ ITEM_COLUMNS = ("node_id", "check_id", "area", "title", "item", "outcome", "meas
                 "hint", "message")
 
 
+def _outcome_counts(outcomes: pd.Series) -> dict[str, int]:
+    found = outcomes.value_counts()
+    return {outcome: int(found.get(outcome, 0)) for outcome in OUTCOMES}
+
+
 def area_of(check_id: str | None) -> str:
     return (check_id or "").split("-", 1)[0] or "other"
 
@@ -53,13 +58,32 @@ class ReportModel:
 
     @property
     def counts(self) -> dict[str, int]:
-        found = self.items["outcome"].value_counts()
-        return {outcome: int(found.get(outcome, 0)) for outcome in OUTCOMES}
+        return _outcome_counts(self.items["outcome"])
+
+    @property
+    def in_scope(self) -> pd.Series:
+        """Items of the checks the profile requires (every item when the run information does not say)."""
+        required = self.info.required_checks
+        if required is None:
+            return pd.Series(True, index=self.items.index)
+        return self.items["check_id"].isin(required)
+
+    @property
+    def scope_counts(self) -> dict[str, int]:
+        """Outcome counts of the items in the profile's scope: what the verdict is about."""
+        return _outcome_counts(self.items.loc[self.in_scope, "outcome"])
+
+    @property
+    def outside_counts(self) -> dict[str, int]:
+        """Outcome counts of the items outside the profile's scope (shown, never deciding the verdict)."""
+        return _outcome_counts(self.items.loc[~self.in_scope, "outcome"])
 
     @property
     def accepted(self) -> bool:
-        counts = self.counts
-        return counts["failed"] == 0 and counts["error"] == 0 and sum(counts.values()) > 0
+        """The run completed, something of the profile's scope passed, and nothing in it failed or went
+        unmeasured."""
+        counts = self.scope_counts
+        return self.info.complete and counts["failed"] == 0 and counts["error"] == 0 and counts["passed"] > 0
 
     def area_summary(self) -> pd.DataFrame:
         """Per area: items per outcome, in the catalog's area order."""
@@ -86,17 +110,22 @@ class ReportModel:
         return bad.sort_values(["outcome", "check_id", "node_id"], ascending=[False, True, True])
 
 
+def _items(records: list[dict[str, Any]]) -> pd.DataFrame:
+    """One row per record, built column by column (one pass per field; no per-row objects)."""
+    columns: dict[str, list[Any]] = {name: [r.get(name) for r in records] for name in ITEM_COLUMNS if name != "area"}
+    columns["measured"] = [_text(value) for value in columns["measured"]]
+    columns["area"] = [area_of(check_id) for check_id in columns["check_id"]]
+    return pd.DataFrame({name: pd.Series(columns[name], dtype=object) for name in ITEM_COLUMNS})
+
+
+def _node_items(items: pd.DataFrame) -> pd.DataFrame:
+    rows = [(node, check_id, outcome)
+            for item, check_id, outcome in zip(items["item"], items["check_id"], items["outcome"]) if check_id
+            for node in nodes_of(item)]
+    return pd.DataFrame(rows, columns=["node", "check_id", "outcome"])
+
+
 def build_model(records: list[dict[str, Any]], info: RunInfo) -> ReportModel:
-    items = pd.DataFrame(
-        [(r.get("node_id"), r.get("check_id"), area_of(r.get("check_id")), r.get("title"), r.get("item"),
-          r.get("outcome"), _text(r.get("measured")), r.get("expected"), r.get("unit"), r.get("source"),
-          r.get("hint"), r.get("message")) for r in records],
-        columns=list(ITEM_COLUMNS),
-    )
-    node_items = pd.DataFrame(
-        [(node, r.get("check_id"), r.get("outcome")) for r in records if r.get("check_id")
-         for node in nodes_of(r.get("item"))],
-        columns=["node", "check_id", "outcome"],
-    )
+    items = _items(records)
     pairs = pd.DataFrame(pair_rows(records, info.rails), columns=list(PAIR_COLUMNS))
-    return ReportModel(info=info, records=records, items=items, pairs=pairs, node_items=node_items)
+    return ReportModel(info=info, records=records, items=items, pairs=pairs, node_items=_node_items(items))

@@ -13,6 +13,7 @@ body{font-family:'Liberation Sans',Arial,sans-serif;margin:24px;color:#222;font-
 h1{font-size:24px;margin:0 0 8px}h2{font-size:18px;border-bottom:2px solid #345;padding-bottom:3px;margin-top:28px}
 h3{font-size:14px;margin:16px 0 6px}nav a{margin-right:10px}
 .verdict{font-size:18px;font-weight:bold;padding:8px 12px;display:inline-block;border-radius:4px}
+.incomplete{font-size:15px;font-weight:bold;background:#ffd591;padding:6px 10px;border-radius:4px}
 .verdict.accepted{background:#d8f0d8;color:#135d13}.verdict.rejected{background:#f8d7d7;color:#8a1010}
 .totals{display:flex;gap:12px;margin:12px 0}.total{padding:8px 14px;border-radius:4px;text-align:center;min-width:90px}
 .total .n{display:block;font-size:22px;font-weight:bold}

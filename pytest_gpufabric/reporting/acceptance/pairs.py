@@ -92,29 +92,44 @@ def pair_rows(records: Iterable[dict[str, Any]], rails: dict[str, int]) -> list[
     for record in records:
         entries = record.get("pairs")
         if entries:
-            rows.extend(row for row in (_entry_row(record, entry) for entry in entries) if row is not None)
+            check_id, node_id = record.get("check_id"), record.get("node_id")
+            for entry in entries:
+                row = _entry_row(check_id, node_id, entry)
+                if row is not None:
+                    rows.append(row)
         else:
             rows.extend(_rows(record, list(record.get("measurements") or ()), rails, outcome=record.get("outcome")))
     return rows
 
 
-def _entry_row(record: dict[str, Any], entry: dict[str, Any]) -> tuple[Any, ...] | None:
-    """A node-pair record's NIC pair as one row: its outcome, and its worst bandwidth or latency value (the
-    entry's own when that is one, else the worst of its measurements; none for an unmeasured pair)."""
-    if entry.get("unit") in PAIR_UNITS and _numeric(entry.get("measured")) is not None:
-        value_of = next((m for m in entry.get("measurements") or () if m.get("measured") == entry.get("measured")), {})
-        value, metric = float(entry["measured"]), value_of
-    else:
-        numeric = [m for m in entry.get("measurements") or ()
-                   if m.get("unit") in PAIR_UNITS and _numeric(m.get("measured")) is not None]
-        if not numeric:
-            return None
-        metric = _worst(numeric)
-        value = float(metric["measured"])
-    (node_a, nic_a), (node_b, nic_b) = sorted(((str(entry.get("node_a")), str(entry.get("nic_a"))),
-                                                (str(entry.get("node_b")), str(entry.get("nic_b")))))
+def _entry_metric(entry: dict[str, Any]) -> tuple[dict[str, Any], float] | None:
+    """The measurement a node-pair entry's value comes from, and the value: the entry's own when it is a
+    bandwidth or latency, else the worst of its measurements; None for an unmeasured pair."""
+    measured = entry.get("measured")
+    measurements = entry.get("measurements") or ()
+    if entry.get("unit") in PAIR_UNITS and _numeric(measured) is not None:
+        for m in measurements:
+            if m.get("measured") == measured:
+                return m, float(measured)
+        return {}, float(measured)
+    numeric = [m for m in measurements if m.get("unit") in PAIR_UNITS and _numeric(m.get("measured")) is not None]
+    if not numeric:
+        return None
+    worst = _worst(numeric)
+    return worst, float(worst["measured"])
+
+
+def _entry_row(check_id: Any, node_id: Any, entry: dict[str, Any]) -> tuple[Any, ...] | None:
+    """A node-pair record's NIC pair as one row: its outcome and its worst bandwidth or latency value."""
+    found = _entry_metric(entry)
+    if found is None:
+        return None
+    metric, value = found
+    end_a, end_b = (str(entry.get("node_a")), str(entry.get("nic_a"))), (str(entry.get("node_b")), str(entry.get("nic_b")))
+    (node_a, nic_a), (node_b, nic_b) = (end_a, end_b) if end_a <= end_b else (end_b, end_a)
     rail = entry.get("rail")
-    return (record.get("check_id"), metric.get("name", "value"), metric.get("unit", entry.get("unit")), metric.get("op"),
-            metric.get("threshold"), metric.get("expected", entry.get("expected")), metric.get("source", entry.get("source")),
+    get = metric.get
+    return (check_id, get("name", "value"), get("unit", entry.get("unit")), get("op"), get("threshold"),
+            get("expected", entry.get("expected")), get("source", entry.get("source")),
             rail if rail is not None else nic_a, node_a, nic_a, node_b, nic_b, value, entry.get("outcome") == "passed",
-            record.get("node_id"))
+            node_id)

@@ -18,11 +18,17 @@ from pytest_gpufabric.inventory import Inventory
 from pytest_gpufabric.reporting.acceptance.runinfo import ProfileInfo, RunInfo, now_text, write_run_info
 
 
+def profile_info(profile: Profile) -> ProfileInfo:
+    """The cover's view of a profile; it requires the checks it holds expectations for, unless not applicable."""
+    checks = tuple(sorted(check for check in profile.expectations if check not in profile.not_applicable))
+    return ProfileInfo(profile.name, profile.title, dict(profile.documents), checks)
+
+
 def run_info(inventory: Inventory, profiles: dict[str, Profile], run_id: str, mode: str, inventory_path: str) -> RunInfo:
     return RunInfo(
         site=inventory.site,
         profile=inventory.profile,
-        profiles=tuple(ProfileInfo(p.name, p.title, dict(p.documents)) for _, p in sorted(profiles.items())),
+        profiles=tuple(profile_info(p) for _, p in sorted(profiles.items())),
         run_id=run_id,
         plugin_version=__version__,
         started=now_text(),
@@ -45,8 +51,10 @@ class RunReporting:
         write_run_info(results_dir, info)
 
     @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self) -> None:
-        write_run_info(self.results_dir, self.info.finished_now())
+    def pytest_sessionfinish(self, exitstatus: int) -> None:
+        """Also after Ctrl-C: the report then says the run was interrupted and shows what completed."""
+        self.info = self.info.finished_now(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
+        write_run_info(self.results_dir, self.info)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         """Runs after every sessionfinish hook, so results.jsonl is complete (sorted) by now."""
@@ -60,9 +68,8 @@ class RunReporting:
         except GpufabricError as exc:
             terminalreporter.write_line(f"acceptance report not written: {exc}")
             return
-        terminalreporter.write_line(f"acceptance report: {files.html.resolve()} (HTML {files.html_seconds:.1f} s, all files {files.seconds:.1f} s)")
-        terminalreporter.write_line(f"tables: {files.workbook.resolve()} and {len(files.csvs)} CSV files")
-        terminalreporter.write_line(files.pdf_note)
+        for line in files.summary_lines():
+            terminalreporter.write_line(line)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_report_title(self, report: Any) -> None:

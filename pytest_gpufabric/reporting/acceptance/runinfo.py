@@ -15,11 +15,13 @@ RUN_INFO_FILE = "run.json"
 
 @dataclass(frozen=True)
 class ProfileInfo:
-    """A thresholds profile as the cover shows it."""
+    """A thresholds profile as the cover shows it, and the checks it requires (those it holds expectations
+    for and does not declare not applicable): the scope of the verdict."""
 
     name: str
     title: str
     documents: dict[str, str]
+    checks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -36,21 +38,36 @@ class RunInfo:
     mode: str = ""
     inventory: str = ""
     rails: dict[str, int] = field(default_factory=dict)  # "node/nic" -> rail
+    interrupted: bool = False
 
-    def finished_now(self) -> RunInfo:
-        return replace(self, finished=now_text())
+    def finished_now(self, *, interrupted: bool = False) -> RunInfo:
+        return replace(self, finished=now_text(), interrupted=interrupted)
+
+    @property
+    def required_checks(self) -> frozenset[str] | None:
+        """The checks the run's profiles require; None when run.json does not say (then every item counts)."""
+        checks = frozenset(check for p in self.profiles for check in p.checks)
+        return checks or None
+
+    @property
+    def complete(self) -> bool:
+        """The run finished by itself: an interrupted run, or one started that has not finished (still going,
+        or killed), is not complete; without run information the results file is all there is."""
+        return not self.interrupted and (bool(self.finished) or not self.started)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=1, sort_keys=True)
 
     @classmethod
     def from_plain(cls, data: dict[str, Any]) -> RunInfo:
-        profiles = tuple(ProfileInfo(str(p["name"]), str(p.get("title", "")), dict(p.get("documents", {})))
+        profiles = tuple(ProfileInfo(str(p["name"]), str(p.get("title", "")), dict(p.get("documents", {})),
+                                     tuple(str(c) for c in p.get("checks", ())))
                          for p in data.get("profiles", []))
         known = {name: data[name] for name in ("site", "profile", "run_id", "plugin_version", "started", "finished",
                                                  "mode", "inventory") if data.get(name) is not None}
         rails = {str(nic): int(rail) for nic, rail in dict(data.get("rails", {})).items()}
-        return cls(profiles=profiles, rails=rails, **{k: str(v) for k, v in known.items()})
+        return cls(profiles=profiles, rails=rails, interrupted=data.get("interrupted") is True,
+                   **{k: str(v) for k, v in known.items()})
 
 
 def now_text() -> str:

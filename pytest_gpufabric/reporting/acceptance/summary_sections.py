@@ -12,16 +12,53 @@ from pytest_gpufabric.reporting.acceptance.model import OUTCOME_LABELS, OUTCOMES
 SEVERITY_OUTCOME = {severity: outcome for outcome, severity in SEVERITY.items()}
 
 
+def _outside_note(model: ReportModel) -> str:
+    outside = model.outside_counts
+    if not (outside["failed"] or outside["error"]):
+        return ""
+    return f"; outside the profile's checks: {outside['failed']} failed, {outside['error']} not measured"
+
+
 def verdict_line(model: ReportModel) -> str:
-    counts = model.counts
+    """"accepted" only when the run completed and nothing failed or went unmeasured in the profile's checks."""
+    counts = model.scope_counts
     if model.accepted:
-        return "accepted"
-    if not sum(counts.values()):
+        return "accepted" + _outside_note(model)
+    if not sum(model.counts.values()):
         return "not accepted: the results file holds no items"
-    return f"not accepted: {counts['failed']} failed, {counts['error']} not measured"
+    if not model.info.complete:
+        why = "was interrupted" if model.info.interrupted else "did not finish"
+        all_counts = model.counts
+        return (f"not accepted: the run {why} ({sum(all_counts.values())} items recorded: {all_counts['failed']} failed, "
+                f"{all_counts['error']} not measured)")
+    if not counts["passed"] and not counts["failed"] and not counts["error"]:
+        return "not accepted: nothing of the profile's checks was measured"
+    return f"not accepted: {counts['failed']} failed, {counts['error']} not measured" + _outside_note(model)
 
 
-def cover(model: ReportModel, date: str) -> str:
+def run_status(model: ReportModel) -> str:
+    info = model.info
+    if info.interrupted:
+        return f"INTERRUPTED at {info.finished}: this report holds the items that completed before the run was stopped"
+    if not info.started and not info.finished:
+        return "not recorded (no run.json beside the results file)"
+    if not info.finished:
+        return ("INCOMPLETE: the run has not finished (still running, or stopped without finishing); this report "
+                "holds the items recorded so far")
+    return f"completed {info.finished}"
+
+
+def _scope(model: ReportModel) -> str:
+    required = model.info.required_checks
+    if required is None:
+        return "every item of the run (the run information names no profile checks)"
+    outside = int((~model.in_scope).sum())
+    return (f"the {len(required)} checks the profile requires ({int(model.in_scope.sum())} items); "
+            f"{outside} items outside it are shown but do not decide the verdict")
+
+
+def cover(model: ReportModel, date: str, notes: tuple[str, ...] = ()) -> str:
+    """Site, run, verdict and totals; ``notes`` are warnings about the results file shown under the verdict."""
     info = model.info
     counts = model.counts
     profiles = "".join(
@@ -30,7 +67,8 @@ def cover(model: ReportModel, date: str) -> str:
         + "</ul></li>"
         for p in info.profiles
     ) or f"<li>{escape(info.profile)}</li>"
-    facts = [("site", info.site), ("date", date), ("run id", info.run_id or "not recorded"),
+    facts = [("site", info.site), ("date", date), ("run", run_status(model)), ("verdict scope", _scope(model)),
+             ("run id", info.run_id or "not recorded"),
              ("plugin version", f"pytest-gpufabric {info.plugin_version}" if info.plugin_version else "not recorded"),
              ("mode", info.mode or "not recorded"), ("inventory", info.inventory or "not recorded")]
     rows = "".join(f"<tr><th>{escape(k)}</th><td{attrs({'id': 'cover-' + k.replace(' ', '-')})}>{escape(v)}</td></tr>"
@@ -41,8 +79,10 @@ def cover(model: ReportModel, date: str) -> str:
     )
     verdict = verdict_line(model)
     css = "accepted" if model.accepted else "rejected"
+    warnings = ([] if info.complete else [run_status(model)]) + list(notes)
+    banner = "".join(f"<p class='incomplete'>{escape(w)}</p>" for w in warnings)
     return (
-        f"<section id='cover'><h1>Fabric acceptance report: {escape(info.site)}</h1>"
+        f"<section id='cover'><h1>Fabric acceptance report: {escape(info.site)}</h1>{banner}"
         f"<p id='verdict' class='verdict {css}'>{escape(verdict)}</p>"
         f"<div class='totals'>{totals}</div><table class='facts'>{rows}</table>"
         f"<h3>Profile and its documents</h3><ul class='profiles'>{profiles}</ul></section>"
