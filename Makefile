@@ -72,6 +72,7 @@ report-deps:
 demo: $(VENV_STAMP)
 	@echo "==> running the acceptance suites against $(DEMO_RECORDING) (offline replay, $(DEMO_WORKERS) workers)"
 	@mkdir -p $(dir $(DEMO_HTML))
+	@rm -rf $(DEMO_ACCEPTANCE)
 	@status=0; \
 	$(VENV)/bin/pytest suites/acceptance --cluster=$(DEMO_CLUSTER) --replay=$(DEMO_RECORDING) \
 	    -n $(DEMO_WORKERS) -p no:cacheprovider \
@@ -79,6 +80,9 @@ demo: $(VENV_STAMP)
 	    --gpufabric-report=$(DEMO_ACCEPTANCE) $(PYTEST_ARGS) || status=$$?; \
 	case $$status in \
 	    0|1) echo "==> demo run completed (pytest exit $$status: 1 means it found the demo cluster's faults)"; \
+	         if [ ! -s $(DEMO_ACCEPTANCE)/report.html ]; then \
+	             echo "==> ERROR: the acceptance report was not written (see the run's output above)" >&2; exit 1; \
+	         fi; \
 	         echo "==> acceptance report: $(abspath $(DEMO_ACCEPTANCE))/report.html (summary.xlsx, CSV, report.pdf beside it)"; \
 	         echo "==> HTML report:    $(abspath $(DEMO_HTML))"; \
 	         echo "==> Allure results: $(abspath $(DEMO_ALLURE_RESULTS))"; \

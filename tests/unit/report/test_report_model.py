@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,10 @@ from pytest_gpufabric.reporting.acceptance.collectives import CURVE_COLUMNS
 from pytest_gpufabric.reporting.acceptance.load import load_run
 from pytest_gpufabric.reporting.acceptance.model import build_model, nodes_of
 from pytest_gpufabric.reporting.acceptance.pairs import parse_nic_pair
-from pytest_gpufabric.reporting.acceptance.runinfo import RunInfo
+from pytest_gpufabric.expectations import load_profile
+from pytest_gpufabric.reporting.acceptance.run_plugin import profile_info
+from pytest_gpufabric.reporting.acceptance.runinfo import RunInfo, read_run_info, write_run_info
+from pytest_gpufabric.reporting.acceptance.summary_sections import verdict_line
 from pytest_gpufabric.reporting.acceptance.versions import version_table
 from pytest_gpufabric.results import outcome_counts_line
 
@@ -115,3 +119,80 @@ def test_missing_results_file_is_a_one_line_error(tmp_path: Path) -> None:
 def test_report_command_names_a_missing_results_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["report", str(tmp_path / "nowhere"), "-o", str(tmp_path / "out")]) == 1
     assert capsys.readouterr().err.strip().startswith("gpufabric: no results file at")
+
+
+# -- the verdict's scope: the checks the profile requires ------------------------------------------------------
+
+THRESHOLDS = Path(__file__).resolve().parents[3] / "thresholds"
+FINISHED = {"started": "2026-11-23 10:00:00 UTC", "finished": "2026-11-23 10:05:00 UTC"}
+
+
+def hgx_run(**extra: Any) -> RunInfo:
+    """Run information of a bare-metal HGX site: its profile holds no switch expectations and declares the
+    VMware checks not applicable, so SW-001 and VM-001 are outside the checks it requires."""
+    return RunInfo(profiles=(profile_info(load_profile(THRESHOLDS, "hgx-h100-thor2")),), **{**FINISHED, **extra})
+
+
+def item(check_id: str, outcome: str) -> dict[str, Any]:
+    return {"node_id": f"t.py::test_{check_id}[node01]", "check_id": check_id, "title": "t", "item": "node01",
+            "outcome": outcome, "measurements": [], "commands": []}
+
+
+def test_the_profile_requires_the_checks_it_has_expectations_for() -> None:
+    required = hgx_run().required_checks
+
+    assert required is not None and {"DRV-001", "PERF-002", "COLL-001"} <= required
+    assert not {"SW-001", "VM-001", "DRV-008"} & required  # no expectations; not applicable; not applicable
+
+
+def test_a_failure_outside_the_profiles_checks_does_not_block_acceptance() -> None:
+    model = build_model([item("DRV-001", "passed"), item("SW-001", "failed"), item("VM-001", "error")], hgx_run())
+
+    assert model.accepted
+    assert verdict_line(model) == "accepted; outside the profile's checks: 1 failed, 1 not measured"
+    assert model.counts == {"passed": 1, "failed": 1, "error": 1, "skipped": 0}  # still shown in full
+
+
+def test_an_unmeasured_item_inside_the_profiles_checks_blocks_acceptance() -> None:
+    model = build_model([item("DRV-001", "passed"), item("PERF-002", "error"), item("SW-001", "failed")], hgx_run())
+
+    assert not model.accepted
+    assert verdict_line(model) == "not accepted: 0 failed, 1 not measured; outside the profile's checks: 1 failed, 0 not measured"
+
+
+def test_nothing_measured_in_the_profiles_checks_is_not_accepted() -> None:
+    model = build_model([item("DRV-001", "skipped"), item("SW-001", "passed")], hgx_run())
+
+    assert not model.accepted
+    assert verdict_line(model) == "not accepted: nothing of the profile's checks was measured"
+
+
+@pytest.mark.parametrize(("extra", "phrase"), [
+    ({"interrupted": True}, "the run was interrupted (1 items recorded: 0 failed, 0 not measured)"),
+    ({"finished": ""}, "the run did not finish (1 items recorded: 0 failed, 0 not measured)"),
+])
+def test_an_incomplete_run_is_never_accepted(extra: dict[str, Any], phrase: str) -> None:
+    model = build_model([item("DRV-001", "passed")], hgx_run(**extra))
+
+    assert not model.accepted
+    assert verdict_line(model) == f"not accepted: {phrase}"
+
+
+def test_the_scope_survives_run_json(tmp_path: Path) -> None:
+    write_run_info(tmp_path, hgx_run(interrupted=True))
+
+    info = read_run_info(tmp_path)
+
+    assert info is not None and info.required_checks == hgx_run().required_checks and info.interrupted
+
+
+def test_a_cut_off_last_line_is_left_out_and_noted(tmp_path: Path) -> None:
+    lines = [json.dumps(item("DRV-001", "passed")), json.dumps(item("DRV-002", "failed"))]
+    (tmp_path / "results.jsonl").write_text(lines[0] + "\n" + lines[1][:40])
+
+    run = load_run(tmp_path)
+
+    assert [r["check_id"] for r in run.records] == ["DRV-001"] and run.cut_off_last_line
+    (tmp_path / "results.jsonl").write_text(lines[1][:40] + "\n" + lines[0] + "\n")
+    with pytest.raises(UsageError, match="results.jsonl:1: not a JSON line"):
+        load_run(tmp_path)
