@@ -1,12 +1,13 @@
 """Perftest orchestration: a server in the background on one node, a client on another, always cleaned up.
 
-The sequence of one run, every step through the check context (so it is recorded and replayed):
+The sequence of one run, three commands through the check context (so it is recorded and replayed):
 
-1. start the server bounded in time, in the background, its output in a log named after the item; keep its PID;
-2. wait (bounded) until it listens on its port; a server that never listens is a setup error of the item
-   (MeasurementMissing naming the port and the server's own words, e.g. "Couldn't listen to port 18600");
-3. run the client to the end; read the server log;
-4. in every case stop the server by its PID and remove its log.
+1. start the server bounded in time, in the background, its output in a log named after the item, keep its PID,
+   and wait (bounded, on the node) until it listens on its port; a server that never listens is a setup error
+   of the item (MeasurementMissing naming the port and the server's own words, e.g. "Couldn't listen to port
+   18600");
+2. run the client to the end;
+3. in every case stop the server by its PID (after a bounded wait for its end), keeping its log, and remove the log.
 
 A client that could not connect or found no device is a setup error as well; a run that completed with
 errors ("Failed status 12") or with low bandwidth is judged by the check (a failure with the hint).
@@ -21,16 +22,14 @@ from typing import Protocol
 from pytest_gpufabric.checks.perf_commands import (
     CLIENT_TIMEOUT_S,
     KILL_AFTER_S,
-    READY_INTERVAL_S,
-    READY_POLLS,
+    END_WAIT_S,
+    READY_TIMEOUT_S,
     PerftestEnd,
-    cleanup_command,
     client_command,
-    collect_log_command,
     log_path,
     parse_pid,
-    readiness_command,
     server_command,
+    stop_command,
 )
 from pytest_gpufabric.errors import GpufabricError, MeasurementMissing, ParseError
 from pytest_gpufabric.parsers.perftest import (
@@ -88,35 +87,34 @@ def _tail(text: str, lines: int = 3) -> str:
 
 
 def start_server(ctx: Runner, leg: PerftestLeg, log: str) -> int:
-    """Start the leg's server in the background; its PID (MeasurementMissing when it did not start)."""
+    """Start the leg's server and wait until it listens; its PID. MeasurementMissing when it did not start or
+    never listened (then it is stopped, its own words in the message)."""
     started = ctx.run(leg.server_node, server_command(leg.tool, leg.server, leg.port, log, leg.flags, leg.extra),
-                      timeout_s=STEP_SLACK_S)
+                      timeout_s=READY_TIMEOUT_S + STEP_SLACK_S)
     pid = parse_pid(started.stdout)
-    if started.exit_code != 0 or pid is None:
+    if pid is None:
         raise MeasurementMissing(f"{leg.label}: perftest server on {leg.server_node} did not start "
                                  f"(exit {started.exit_code}): {_tail(started.stdout + started.stderr)}")
-    return pid
-
-
-def wait_until_listening(ctx: Runner, leg: PerftestLeg, pid: int, log: str) -> None:
-    """Bounded wait for the server's port; a server that never listens is a setup error naming its port."""
-    ready = ctx.run(leg.server_node, readiness_command(pid, leg.port),
-                    timeout_s=READY_POLLS * READY_INTERVAL_S + STEP_SLACK_S)
-    if ready.exit_code == 0:
-        return
-    said = ctx.run(leg.server_node, collect_log_command(log), timeout_s=STEP_SLACK_S).stdout
-    why = "ended before listening" if ready.exit_code == 3 else "did not listen in time"
+    if started.exit_code == 0:
+        return pid
+    said = stop_server(ctx, leg, pid, log)
+    why = "ended before listening" if started.exit_code == 3 else "did not listen in time"
     clash = next((line.strip() for line in said.splitlines() if PORT_IN_USE.search(line)), None)
     raise MeasurementMissing(f"{leg.label}: perftest server on {leg.server_node} {why} on port {leg.port}"
                              + (f" (port clash): {clash}" if clash else f": {_tail(said)}"))
 
 
-def _stop_server(ctx: Runner, leg: PerftestLeg, pid: int, log: str, failing: bool) -> None:
+def stop_server(ctx: Runner, leg: PerftestLeg, pid: int, log: str) -> str:
+    """Stop the leg's server (after a bounded wait for its end) and remove its log; the log's text."""
+    return ctx.run(leg.server_node, stop_command(pid, log), timeout_s=END_WAIT_S + STEP_SLACK_S).stdout
+
+
+def _stop_quietly(ctx: Runner, leg: PerftestLeg, pid: int, log: str) -> None:
+    """Stop a server on a path that already fails (its own error must not hide the first one)."""
     try:
-        ctx.run(leg.server_node, cleanup_command(pid, log), timeout_s=STEP_SLACK_S)
+        stop_server(ctx, leg, pid, log)
     except GpufabricError:
-        if not failing:
-            raise
+        pass
 
 
 def raise_on_setup_error(leg: PerftestLeg, result: PerftestResult) -> None:
@@ -136,20 +134,17 @@ def parse_client(leg: PerftestLeg, result: CommandResult) -> PerftestResult:
 
 
 def run_leg(ctx: Runner, check_id: str, target_id: str, leg: PerftestLeg) -> PerftestOutcome:
-    """Run one directed perftest (steps 1-4 of the module docstring)."""
+    """Run one directed perftest (steps 1-3 of the module docstring)."""
     log = log_path(check_id, target_id, leg.role)
     pid = start_server(ctx, leg, log)
-    failing = True
     try:
-        wait_until_listening(ctx, leg, pid, log)
         client = ctx.run(leg.client_node, client_command(leg.tool, leg.client, leg.server.address, leg.port, leg.flags, leg.extra),
                          timeout_s=CLIENT_TIMEOUT_S + KILL_AFTER_S + STEP_SLACK_S)
-        server_log = ctx.run(leg.server_node, collect_log_command(log), timeout_s=STEP_SLACK_S).stdout
-        outcome = PerftestOutcome(leg, parse_client(leg, client), server_log)
-        failing = False
-        return outcome
-    finally:
-        _stop_server(ctx, leg, pid, log, failing)
+    except GpufabricError:
+        _stop_quietly(ctx, leg, pid, log)
+        raise
+    server_log = stop_server(ctx, leg, pid, log)
+    return PerftestOutcome(leg, parse_client(leg, client), server_log)
 
 
 def concurrent_client_command(commands: Sequence[str], logs: Sequence[str]) -> str:
@@ -164,27 +159,24 @@ def run_concurrent_legs(ctx: Runner, check_id: str, target_id: str, legs: Sequen
     if len(client_nodes) != 1:
         raise ValueError(f"concurrent legs must share one client node, got {sorted(client_nodes)}")
     started: list[tuple[PerftestLeg, int, str]] = []
-    failing = True
+    stopped = False
     try:
         for leg in legs:
             log = log_path(check_id, target_id, leg.role)
             started.append((leg, start_server(ctx, leg, log), log))
-        for leg, pid, log in started:
-            wait_until_listening(ctx, leg, pid, log)
         client_logs = [log_path(check_id, target_id, f"{leg.role}-client") for leg in legs]
         commands = [client_command(leg.tool, leg.client, leg.server.address, leg.port, leg.flags, leg.extra) for leg in legs]
         node = legs[0].client_node
         ctx.run(node, concurrent_client_command(commands, client_logs), timeout_s=CLIENT_TIMEOUT_S + KILL_AFTER_S + STEP_SLACK_S)
-        outcomes = []
-        for (leg, _, log), client_log in zip(started, client_logs):
-            client = ctx.run(node, f"cat {client_log}; rm -f {client_log}", timeout_s=STEP_SLACK_S)
-            server_log = ctx.run(leg.server_node, collect_log_command(log), timeout_s=STEP_SLACK_S).stdout
-            outcomes.append(PerftestOutcome(leg, parse_client(leg, client), server_log))
-        failing = False
-        return outcomes
+        clients = [ctx.run(node, f"cat {client_log}; rm -f {client_log}", timeout_s=STEP_SLACK_S) for client_log in client_logs]
+        server_logs = [stop_server(ctx, leg, pid, log) for leg, pid, log in started]
+        stopped = True
+        return [PerftestOutcome(leg, parse_client(leg, client), server_log)
+                for (leg, _, _), client, server_log in zip(started, clients, server_logs)]
     finally:
-        for leg, pid, log in started:
-            _stop_server(ctx, leg, pid, log, failing)
+        if not stopped:
+            for leg, pid, log in started:
+                _stop_quietly(ctx, leg, pid, log)
 
 
 def bandwidth_judgements(outcome: PerftestOutcome, name: str = "average_bw_gbps") -> list[Judged]:

@@ -1,4 +1,9 @@
-"""Command lines of the perftest runs (server, readiness, client, log collection, cleanup), as pure functions.
+"""Command lines of the perftest runs, as pure functions: three SSH commands per run, no fixed sleep.
+
+1. ``server_command``: start the server in the background (its output in a log), print its PID and wait on its
+   node until it listens on its port (polled by the node's own shell, ``POLL_INTERVAL_S`` apart, bounded);
+2. ``client_command``: run the client to the end;
+3. ``stop_command``: wait (bounded) for the server to end, print its log, stop it by its PID, remove the log.
 
 Every string is deterministic for a given item, so a recording made live replays offline: the log file of
 a server is named after the check, the pair and the direction, never after a random temporary name. The
@@ -27,8 +32,9 @@ QUEUE_PAIRS = 4
 SERVER_LIFETIME_S = 300  # bound of a background server on its node
 CLIENT_TIMEOUT_S = 240
 KILL_AFTER_S = 5
-READY_POLLS = 50  # readiness: at most 50 polls 0.2 s apart (10 s)
-READY_INTERVAL_S = 0.2
+POLL_INTERVAL_S = 0.02  # readiness and end polls run on the node (no round trip per poll)
+READY_TIMEOUT_S = 10.0  # longest wait for a server to listen
+END_WAIT_S = 2.0  # longest wait for a server to end after its client (then it is stopped)
 LOG_DIR = "/tmp"
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
@@ -74,11 +80,23 @@ def perftest_words(tool: str, end: PerftestEnd, port: int, flags: tuple[str, ...
     return words
 
 
+def _poll(body: str, bound_s: float) -> str:
+    """A shell loop running ``body`` every ``POLL_INTERVAL_S`` at most ``bound_s`` (``body`` leaves it)."""
+    return f"for i in $(seq {round(bound_s / POLL_INTERVAL_S)}); do {body}; sleep {POLL_INTERVAL_S:g}; done"
+
+
+def _running(pid: str) -> str:
+    """True while ``pid`` runs: neither gone nor a zombie (an orphaned server may wait to be reaped)."""
+    return f"ps -o stat= -p {pid} | grep -qv '^Z'"
+
+
 def server_command(tool: str, end: PerftestEnd, port: int, log: str, flags: tuple[str, ...] = BW_FLAGS,
                    extra: tuple[str, ...] = ()) -> str:
-    """Start the server in the background, bounded in time; prints its PID."""
+    """Start the server in the background, bounded in time, and print its PID; then wait until a TCP listener
+    on ``port`` exists: exit 0 listening, 3 when the server ended first, 124 when it did not listen in time."""
     words = ["timeout", f"--kill-after={KILL_AFTER_S}", str(SERVER_LIFETIME_S), *perftest_words(tool, end, port, flags, extra)]
-    return f"{sh(*words)} < /dev/null > {sh(log)} 2>&1 & echo $!"
+    ready = _poll(f"ss -Hltn 'sport = :{port}' | grep -q . && exit 0; {_running('$pid')} || exit 3", READY_TIMEOUT_S)
+    return f"{sh(*words)} < /dev/null > {sh(log)} 2>&1 & pid=$!; echo $pid; {ready}; exit 124"
 
 
 def client_command(tool: str, end: PerftestEnd, server_address: str, port: int, flags: tuple[str, ...] = BW_FLAGS,
@@ -89,27 +107,19 @@ def client_command(tool: str, end: PerftestEnd, server_address: str, port: int, 
     return f"{sh(*words)} 2>&1"
 
 
-def readiness_command(pid: int, port: int) -> str:
-    """Wait (bounded) until a TCP listener on ``port`` exists; exit 3 when the server process ended first, 124 on timeout."""
-    return (f"for i in $(seq {READY_POLLS}); do ss -Hltn 'sport = :{port}' | grep -q . && exit 0; "
-            f"kill -0 {pid} 2>/dev/null || exit 3; sleep {READY_INTERVAL_S}; done; exit 124")
-
-
-def collect_log_command(log: str) -> str:
-    return sh("cat", log)
-
-
-def cleanup_command(pid: int, log: str) -> str:
-    """Stop the server by its recorded PID (it may have ended already) and remove its log; always exit 0."""
-    return f"kill {pid} 2>/dev/null; rm -f {sh(log)}; true"
+def stop_command(pid: int, log: str) -> str:
+    """Wait (bounded) for the server to end, print its log, stop it by its PID (it may have ended), remove the
+    log; always exit 0."""
+    ended = _poll(f"{_running(str(pid))} || break", END_WAIT_S)
+    return f"{ended}; cat {sh(log)} 2>/dev/null; kill {pid} 2>/dev/null; rm -f {sh(log)}; true"
 
 
 def parse_pid(stdout: str) -> int | None:
-    """The PID printed by ``echo $!`` (last line), or None when the output is not one number."""
+    """The PID the server command printed (its first line), or None when that is not a number."""
     lines = [line.strip() for line in stdout.splitlines() if line.strip()]
-    if not lines or not lines[-1].isdigit():
+    if not lines or not lines[0].isdigit():
         return None
-    return int(lines[-1])
+    return int(lines[0])
 
 
 def first_core(cpulist: str) -> int | None:

@@ -1,4 +1,4 @@
-"""Perftest command builders, port assignment and the orchestration sequence (server, readiness, client, cleanup)."""
+"""Perftest command builders, port assignment and the orchestration sequence (server once listening, client, stop)."""
 
 from __future__ import annotations
 
@@ -11,15 +11,14 @@ from pytest_gpufabric.checks.perf import PerftestLeg, bandwidth_judgements, run_
 from pytest_gpufabric.checks.perf_commands import (
     BW_FLAGS,
     PerftestEnd,
-    cleanup_command,
     client_command,
     first_core,
     gpu_flag,
     log_path,
     parse_pid,
     port_for,
-    readiness_command,
     server_command,
+    stop_command,
 )
 from pytest_gpufabric.errors import MeasurementMissing, UsageError
 from pytest_gpufabric.transport.base import CommandResult
@@ -53,7 +52,8 @@ class ScriptedRunner:
 def test_server_runs_in_background_bounded_with_documented_flags() -> None:
     command = server_command("ib_write_bw", LEG.server, 18516, "/tmp/x.log")
     assert command.startswith("timeout --kill-after=5 300 ib_write_bw -x 3 -a -b -F --report_gbits -d bnxt_re0 -p 18516 --use_rocm=0")
-    assert command.endswith("< /dev/null > /tmp/x.log 2>&1 & echo $!")
+    assert "< /dev/null > /tmp/x.log 2>&1 & pid=$!; echo $pid; " in command and command.endswith("exit 124")
+    assert "ss -Hltn 'sport = :18516'" in command and "sleep 0.02" in command  # readiness polled on the node
 
 
 def test_client_binds_its_source_address_and_names_the_server() -> None:
@@ -79,20 +79,22 @@ def test_gpu_flags_per_vendor() -> None:
 
 
 def test_pid_and_cpulist_parsing() -> None:
-    assert parse_pid("12345\n") == 12345 and parse_pid("bash: error\n") is None
+    assert parse_pid("12345\n") == 12345 and parse_pid("bash: error\n") is None and parse_pid("") is None
     assert first_core("48-95,144-191\n") == 48 and first_core("garbage") is None
-    assert "kill 77 " in cleanup_command(77, "/tmp/x.log") and "sport = :18516" in readiness_command(77, 18516)
+    stop = stop_command(77, "/tmp/x.log")
+    assert "ps -o stat= -p 77 " in stop and "cat /tmp/x.log" in stop and "kill 77 " in stop and "rm -f /tmp/x.log" in stop
 
 
 def _answers(client: str, ready: int = 0) -> dict[str, tuple[str, int]]:
-    return {"echo $!": ("4242\n", 0), "ss -Hltn": ("", ready), "cat /tmp": (GOOD, 0), "--bind_source_ip": (client, 0)}
+    return {"echo $pid": ("4242\n", ready), "--bind_source_ip": (client, 0), "-p 4242 |": (GOOD, 0)}
 
 
-def test_leg_runs_server_ready_client_log_then_cleanup() -> None:
+def test_leg_runs_server_until_listening_client_then_stop() -> None:
     runner = ScriptedRunner(_answers(GOOD))
     outcome = run_leg(runner, "PERF-003", "t", LEG)
     steps = [(node, command.split()[0]) for node, command in runner.ran]
-    assert steps == [("n1", "timeout"), ("n1", "for"), ("n2", "timeout"), ("n1", "cat"), ("n1", "kill")]
+    assert steps == [("n1", "timeout"), ("n2", "timeout"), ("n1", "for")]  # three SSH commands per run
+    assert outcome.server_log == GOOD
     assert bandwidth_judgements(outcome)[0][:2] == ("average_bw_gbps", 774.99)
 
 
@@ -109,9 +111,9 @@ def test_status_12_is_judged_not_an_error() -> None:
 
 @pytest.mark.parametrize("answers, message", [
     (lambda: _answers(GOOD, ready=124), "did not listen in time on port 18516"),
-    (lambda: {**_answers(GOOD, ready=3), "cat /tmp": (PORT_CLASH_SERVER, 0)},
+    (lambda: {**_answers(GOOD, ready=3), "-p 4242 |": (PORT_CLASH_SERVER, 0)},
      "ended before listening on port 18516 (port clash): Couldn't listen to port 18600"),
-    (lambda: {**_answers(GOOD), "echo $!": ("", 1)}, "did not start"),
+    (lambda: {**_answers(GOOD), "echo $pid": ("", 1)}, "did not start"),
     (lambda: _answers(NO_SERVER), "could not run (connection): Couldn't connect to 10.77.0.2:18601"),
     (lambda: _answers(NO_DEVICE), "could not run (no_device): IB device bnxt_re0 not found"),
 ])
@@ -119,5 +121,5 @@ def test_setup_failures_are_errors_and_server_is_cleaned(answers: Callable[[], d
     runner = ScriptedRunner(answers())
     with pytest.raises(MeasurementMissing, match=re.escape(message)):
         run_leg(runner, "PERF-002", "t", LEG)
-    started = any("echo $!" in command for _, command in runner.ran) and "did not start" not in message
-    assert any(command.startswith("kill 4242") for _, command in runner.ran) == started
+    started = "did not start" not in message
+    assert any("kill 4242" in command for _, command in runner.ran) == started

@@ -4,7 +4,7 @@ Built from real sample outputs: perftest from S0 2.8.2 (fixtures/outputs/perftes
 s0-2.8.2-ib_write_bw-rocm-bidirectional-gbits.txt) and S0 5.1 FAQ 2 ("Failed status 12"); single-node
 all_reduce from S0 8.5.1 (fixtures/outputs/nccl-tests). Node pairs (PERF-004..007) are in perf_pairs.py,
 multi-node launches (COLL-003..005, OSU) in perf_mpi.py. Every perftest leg gets the full sequence the checks
-run: background server (PID), readiness, client, server log, cleanup.
+run: background server (PID, once listening), client, server log (the server stopped).
 
 Injected faults:
 - BAD_CABLE: node01/bnxt_re2 <-> node03/bnxt_re2 delivers 30 % of the sample bandwidth in both directions
@@ -21,12 +21,10 @@ import re
 from pytest_gpufabric.checks.collectives import perf_program
 from pytest_gpufabric.checks.perf import PerftestLeg
 from pytest_gpufabric.checks.perf_commands import (
-    cleanup_command,
     client_command,
-    collect_log_command,
     log_path,
-    readiness_command,
     server_command,
+    stop_command,
 )
 from pytest_gpufabric.checks.perf_plan import BW_WITH_QPS, loopback_leg, pair_legs
 from pytest_gpufabric.commands import sh
@@ -101,10 +99,8 @@ def perftest_outputs(node: DemoNode) -> Outputs:
         pid, log = FIRST_PID + number, log_path(check_id, target_id, leg.role)
         if leg.server_node == node.name:
             outputs[server_command(leg.tool, leg.server, leg.port, log, leg.flags, leg.extra)] = (f"{pid}\n", 0)
-            outputs[readiness_command(pid, leg.port)] = ("", 0)
             factor = BAD_CABLE_FACTOR if _ends(leg) == BAD_CABLE else 1.0
-            outputs[collect_log_command(log)] = (perftest_output(leg.server.device, leg.server.gpu_flag, factor), 0)
-            outputs[cleanup_command(pid, log)] = ("", 0)
+            outputs[stop_command(pid, log)] = (perftest_output(leg.server.device, leg.server.gpu_flag, factor), 0)
         if leg.client_node == node.name:
             command = client_command(leg.tool, leg.client, leg.server.address, leg.port, leg.flags, leg.extra)
             outputs[command] = _client_output(check_id, leg)

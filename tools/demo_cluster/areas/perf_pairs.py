@@ -24,13 +24,11 @@ from pytest_gpufabric.checks.perf import PerftestLeg, concurrent_client_command
 from pytest_gpufabric.checks.perf_commands import (
     BW_FLAGS,
     LAT_FLAGS,
-    cleanup_command,
     client_command,
-    collect_log_command,
     local_cpulist_command,
     log_path,
-    readiness_command,
     server_command,
+    stop_command,
 )
 from pytest_gpufabric.checks.perf_plan import pair_legs, rail_pairs
 from pytest_gpufabric.targets import targets_for_scope
@@ -155,9 +153,7 @@ def _server_steps(node: DemoNode, check_id: str, target_id: str, leg: PerftestLe
         return
     log = log_path(check_id, target_id, leg.role)
     outputs[server_command(leg.tool, leg.server, leg.port, log, leg.flags, leg.extra)] = (f"{pid}\n", 0)
-    outputs[readiness_command(pid, leg.port)] = ("", 0)
-    outputs[collect_log_command(log)] = (_server_log(leg), 0)
-    outputs[cleanup_command(pid, log)] = ("", 0)
+    outputs[stop_command(pid, log)] = (_server_log(leg), 0)
 
 
 def build(node: DemoNode) -> Outputs:
