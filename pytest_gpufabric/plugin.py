@@ -9,10 +9,12 @@ from typing import Any
 
 import pytest
 
-from pytest_gpufabric.catalog import SCOPES, item_scopes
+from pytest_gpufabric.applicability import Applicability
+from pytest_gpufabric.catalog import SCOPES, CheckSpec, item_scopes
+from pytest_gpufabric.collection_gc import CollectionGc, process_ends_with_session
 from pytest_gpufabric.context import CheckContext
 from pytest_gpufabric.errors import GpufabricError, TransportError, UsageError
-from pytest_gpufabric.items import check_id_of, target_of
+from pytest_gpufabric.items import CheckTest, CheckTests
 from pytest_gpufabric.measuring.rails import error_kind
 from pytest_gpufabric.measuring.verdicts import skipped_pair_record
 from pytest_gpufabric.options import add_options, read_options
@@ -26,12 +28,13 @@ from pytest_gpufabric.scheduling.pair_option import parse_pair_policy, selected_
 from pytest_gpufabric.scheduling.rerun import FailedPairs
 from pytest_gpufabric.session import FabricSession
 from pytest_gpufabric.startup import prepare_run
-from pytest_gpufabric.targets import platform_tags_of
 
 SESSION_KEY = pytest.StashKey[FabricSession]()
 CONTEXT_KEY = pytest.StashKey[CheckContext]()
 ERROR_KEY = pytest.StashKey[tuple[str, str]]()
 RUN_ID_KEY = pytest.StashKey[str]()
+TESTS_KEY = pytest.StashKey[CheckTests]()
+PARAMETERS_KEY = pytest.StashKey[dict[str, list[Any]]]()
 RUN_ID_INPUT = "gpufabric_run_id"
 
 
@@ -52,6 +55,8 @@ def _run_id(config: pytest.Config) -> str:
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "check(id): the catalog id of the documented check this test implements")
+    tests = config.stash[TESTS_KEY] = CheckTests()
+    config.stash[PARAMETERS_KEY] = {}
     try:
         options = read_options(config)
         if options.cluster is None:
@@ -69,6 +74,7 @@ def pytest_configure(config: pytest.Config) -> None:
     except GpufabricError as exc:
         raise pytest.UsageError(str(exc)) from None
     inventory, loaded = setup.inventory, setup.profiles
+    config.pluginmanager.register(CollectionGc(process_ends_with_session(config)), "gpufabric-collection-gc")
     run_id = _run_id(config)
     config.stash[RUN_ID_KEY] = run_id
     config.stash[SESSION_KEY] = FabricSession(
@@ -85,10 +91,10 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     from pytest_gpufabric.scheduling.plugin import register as register_scheduling
 
-    register_scheduling(config, config.stash[SESSION_KEY], run_id)
+    register_scheduling(config, config.stash[SESSION_KEY], run_id, tests)
     from pytest_gpufabric.switches.snapshots import register as register_switch_counters
 
-    register_switch_counters(config, config.stash[SESSION_KEY], lambda item: (check_id_of(item), target_of(item)[1]))
+    register_switch_counters(config, config.stash[SESSION_KEY], lambda item: (tests.check_id(item), tests.target(item)))
     if not _is_worker(config):
         writer = ResultsWriter(options.results_dir / "results.jsonl")
         config.pluginmanager.register(ResultsReporter(writer), "gpufabric-results")
@@ -124,11 +130,18 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if len(scopes) > 1:
         raise pytest.UsageError(f"{metafunc.definition.nodeid} takes several scope fixtures {scopes}; a check has one scope")
     scope = scopes[0]
-    targets, ids = session.targets(scope)
-    if not targets:
-        metafunc.parametrize(scope, [pytest.param(None, marks=pytest.mark.skip(reason=f"the inventory has no {scope} to test"))], ids=[f"no-{scope}"])
-        return
-    metafunc.parametrize(scope, targets, ids=ids)
+    metafunc.parametrize(scope, _parameter_sets(metafunc.config, session, scope))
+
+
+def _parameter_sets(config: pytest.Config, session: FabricSession, scope: str) -> list[Any]:
+    """The targets of ``scope`` as pytest parameters with their ids: built once per process and shared by
+    every check test of the scope (pytest takes them as they are, with no id to derive)."""
+    built = config.stash[PARAMETERS_KEY]
+    if scope not in built:
+        targets, ids = session.targets(scope)
+        built[scope] = [pytest.param(target, id=target_id) for target, target_id in zip(targets, ids)] or [
+            pytest.param(None, marks=pytest.mark.skip(reason=f"the inventory has no {scope} to test"), id=f"no-{scope}")]
+    return built[scope]
 
 
 def _rerun_keeps(rerun: FailedPairs, check_id: str, target: Any) -> bool:
@@ -136,49 +149,49 @@ def _rerun_keeps(rerun: FailedPairs, check_id: str, target: Any) -> bool:
     return hasattr(target, "rail_pairs") and rerun.holds(check_id, target.a.name, target.b.name)
 
 
+def _check_spec(session: FabricSession, test: CheckTest, item: pytest.Item) -> CheckSpec:
+    """The catalog entry of a test function's check (checked once per function, named by its first item)."""
+    check_id, scope = test.check_id, str(test.scope)
+    if check_id is None:
+        raise pytest.UsageError(f"{item.nodeid}: uses the {scope} fixture but has no @pytest.mark.check(ID)")
+    if check_id not in session.catalog:
+        raise pytest.UsageError(f"{item.nodeid}: check id {check_id!r} is not in the catalog")
+    spec = session.catalog.get(check_id)
+    if scope not in item_scopes(spec.scope):
+        raise pytest.UsageError(f"{item.nodeid}: {check_id} has scope {spec.scope!r} in the catalog but the test takes {scope!r}")
+    return spec
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     session = _session(config)
+    tests = config.stash[TESTS_KEY]
     if session is None:
-        needing = [i.nodeid for i in items if check_id_of(i) and any(s in getattr(i, "fixturenames", ()) for s in SCOPES)]
+        needing = [i.nodeid for i in items if tests.check_id(i) and any(s in getattr(i, "fixturenames", ()) for s in SCOPES)]
         if needing:
             raise pytest.UsageError(f"{len(needing)} checks (e.g. {needing[0]}) need a cluster: pass --cluster=site.yaml")
         return
+    applicability = Applicability(session)
+    specs: dict[CheckTest, CheckSpec] = {}
     kept, dropped = [], []
     for item in items:
-        scope, target = target_of(item)
-        if scope is None or target is None:
+        test = tests.of(item)
+        target = test.target(item)
+        if target is None:
             kept.append(item)
             continue
-        check_id = check_id_of(item)
-        if check_id is None:
-            raise pytest.UsageError(f"{item.nodeid}: uses the {scope} fixture but has no @pytest.mark.check(ID)")
-        if check_id not in session.catalog:
-            raise pytest.UsageError(f"{item.nodeid}: check id {check_id!r} is not in the catalog")
-        spec = session.catalog.get(check_id)
-        if scope not in item_scopes(spec.scope):
-            raise pytest.UsageError(f"{item.nodeid}: {check_id} has scope {spec.scope!r} in the catalog but the test takes {scope!r}")
-        if session.rerun is not None and not _rerun_keeps(session.rerun, check_id, target):
+        spec = specs.get(test)
+        if spec is None:
+            spec = specs[test] = _check_spec(session, test, item)
+        if session.rerun is not None and not _rerun_keeps(session.rerun, spec.id, target):
             dropped.append(item)
             continue
         kept.append(item)
-        profile = session.profile_for(getattr(target, "nodes", ()))
-        reason = _not_applicable(spec.applies, target, profile.not_applicable.get(check_id), check_id)
+        reason = applicability.reason(spec, target)
         if reason:
             item.add_marker(pytest.mark.skip(reason=reason))
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
-
-
-def _not_applicable(applies: tuple[str, ...], target: Any, profile_reason: str | None, check_id: str) -> str | None:
-    if profile_reason:
-        return f"{check_id} not applicable in this profile: {profile_reason}"
-    if not applies:
-        return None
-    for tags in platform_tags_of(target):
-        if not tags.intersection(applies):
-            return f"{check_id} applies to {'/'.join(applies)}; {target.id} is {'/'.join(sorted(tags)) or 'untagged'}"
-    return None
 
 
 @pytest.fixture
@@ -188,10 +201,11 @@ def gpufabric(request: pytest.FixtureRequest) -> CheckContext:
     if session is None:
         raise pytest.UsageError("the gpufabric fixture needs --cluster=site.yaml")
     item = request.node
-    check_id = check_id_of(item)
+    test = request.config.stash[TESTS_KEY].of(item)
+    check_id = test.check_id
     if check_id is None:
         raise pytest.UsageError(f"{item.nodeid}: the gpufabric fixture needs @pytest.mark.check(ID)")
-    _, target = target_of(item)
+    target = test.target(item)
     try:
         for machine in (*getattr(target, "nodes", ()), *_switch_of(target)):
             session.connect(machine.name)  # an unreachable machine is a setup error of this item, not a failed check
@@ -245,22 +259,23 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     session = _session(item.config)
     if session is None:
         return report
-    check_id = check_id_of(item)
-    if check_id is not None:
-        _add_check_data(item, call, report, session, check_id)
+    test = item.config.stash[TESTS_KEY].of(item)
+    if test.check_id is not None:
+        _add_check_data(item, call, report, session, test)
     scrub_exception(call, session.scrubber)
     return scrubbed_report(item.config, report, session.scrubber)
 
 
 def _add_check_data(
-    item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport, session: FabricSession, check_id: str
+    item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport, session: FabricSession, test: CheckTest
 ) -> None:
+    check_id = str(test.check_id)
     spec = session.catalog.get(check_id)
     context = item.stash.get(CONTEXT_KEY, None)
     data: dict[str, Any] = {"check_id": check_id, "title": spec.title, "check_source": spec.source, "hint": spec.hint}
-    scope, target = target_of(item)
+    target = test.target(item)
     data["target"] = getattr(target, "id", None)
-    data["scope"] = scope
+    data["scope"] = test.scope
     error = item.stash.get(ERROR_KEY, None) if report.failed else None
     if error is None and call.excinfo is not None and call.excinfo.errisinstance(GpufabricError):
         error = _error_kind(call.excinfo.value)

@@ -23,7 +23,7 @@ from pytest_gpufabric.checks.localization import (
     summary_lines,
 )
 from pytest_gpufabric.errors import UsageError
-from pytest_gpufabric.items import check_id_of, target_of
+from pytest_gpufabric.items import CheckTests
 from pytest_gpufabric.results import PROPERTY_KEY
 from pytest_gpufabric.scheduling.locks import ResourceLocks
 from pytest_gpufabric.scheduling.ordering import order_items_in_rounds
@@ -52,9 +52,10 @@ def parse_duration(text: str) -> float:
 class SchedulingPlugin:
     """Selects, orders and serializes the traffic-generating items of one pytest process."""
 
-    def __init__(self, config: pytest.Config, session: Any, run_id: str) -> None:
+    def __init__(self, config: pytest.Config, session: Any, run_id: str, tests: CheckTests) -> None:
         self.config = config
         self.fabric = session
+        self.tests = tests
         self.policy = session.pair_policy
         self.node_pairs = list(session.node_pairs)
         self.worker = str(config.workerinput["workerid"]) if hasattr(config, "workerinput") else "main"  # type: ignore[attr-defined]
@@ -87,14 +88,17 @@ class SchedulingPlugin:
         node.workerinput[LOCK_DIR_INPUT] = str(self.lock_dir)
 
     def _resources(self, item: pytest.Item) -> tuple[str, ...]:
-        check_id = check_id_of(item)
-        return resources_of(check_id, target_of(item)[1]) if check_id else ()
+        test = self.tests.of(item)
+        return resources_of(test.check_id, test.target(item)) if test.check_id else ()
 
     def _rail_item(self, item: pytest.Item) -> bool:
         """A node-pair item of a check judged per NIC pair: the round engine measures it, holding the locks."""
-        check_id = check_id_of(item)
-        return (check_id is not None and check_id in self.fabric.catalog and self.fabric.catalog.get(check_id).scope == "nic_pair"
-                and isinstance(target_of(item)[1], NodePairTarget))
+        test = self.tests.of(item)
+        return self._rail_check(test.check_id) and isinstance(test.target(item), NodePairTarget)
+
+    def _rail_check(self, check_id: str | None) -> bool:
+        """A check judged per NIC pair (its node-pair items are measured by the round engine)."""
+        return check_id is not None and check_id in self.fabric.catalog and self.fabric.catalog.get(check_id).scope == "nic_pair"
 
     def _rails(self, check_id: str, target: NodePairTarget) -> tuple[NicPairTarget, ...]:
         """The NIC pairs a node-pair item measures: every rail, or the failed ones of a rerun."""
@@ -103,22 +107,23 @@ class SchedulingPlugin:
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """The rounds of the final items (after -k, --lf and every other selection)."""
-        rail_items = [item for item in session.items if self._rail_item(item) and item.get_closest_marker("skip") is None]
-        self.engine.plan(plan_rounds(rail_items, lambda item: str(check_id_of(item)), lambda item: item.nodeid,
-                                     lambda item: ordering_keys(target_of(item)[1]), lambda item: target_of(item)[1]))
-
-    @staticmethod
-    def _exclusive(item: pytest.Item) -> bool:
-        check_id = check_id_of(item)
-        return check_id is not None and target_of(item)[1] is not None and is_exclusive(check_id)
+        rail_items = [item for item in session.items if self._rail_item(item) and not self.tests.skipped(item)]
+        tests = self.tests
+        self.engine.plan(plan_rounds(rail_items, lambda item: str(tests.check_id(item)), lambda item: item.nodeid,
+                                     lambda item: ordering_keys(tests.target(item)), tests.target))
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         """Shared (read-only) items first, then the traffic items in rounds (pairs are collected in round order)."""
         shared, exclusive = [], []
         for item in items:
-            (exclusive if self._exclusive(item) else shared).append(item)
-        items[:] = shared + order_items_in_rounds(exclusive, lambda item: ordering_keys(target_of(item)[1]))
+            test = self.tests.of(item)
+            target = test.target(item)
+            if target is not None and test.check_id is not None and is_exclusive(test.check_id):
+                exclusive.append((item, ordering_keys(target)))
+            else:
+                shared.append(item)
+        items[:] = shared + [item for item, _ in order_items_in_rounds(exclusive, lambda entry: entry[1])]
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
@@ -191,10 +196,12 @@ class SchedulingPlugin:
             shutil.rmtree(self._own_lock_dir, ignore_errors=True)
 
 
-def register(config: pytest.Config, session: Any, run_id: str) -> None:
+
+
+def register(config: pytest.Config, session: Any, run_id: str, tests: CheckTests) -> None:
     """Register the scheduling hooks (called by the main plugin's pytest_configure)."""
     try:
-        plugin = SchedulingPlugin(config, session, run_id)
+        plugin = SchedulingPlugin(config, session, run_id, tests)
     except UsageError as exc:
         raise pytest.UsageError(str(exc)) from None
     config.pluginmanager.register(plugin, "gpufabric-scheduling")

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pytest_gpufabric.checks.perf_commands import port_for
+from pytest_gpufabric.targets import NodePairTarget
 
 if TYPE_CHECKING:
     from pytest_gpufabric.inventory import Nic, Node
@@ -53,10 +54,22 @@ def resources_of(check_id: str, target: Any) -> tuple[str, ...]:
     return tuple(sorted(set(names)))
 
 
+def is_traffic(check_id: str, target: Any) -> bool:
+    """Whether an item of ``check_id`` on ``target`` occupies resources (``resources_of`` is not empty),
+    decided without building them: asked once per collected item."""
+    if target is None or not is_exclusive(check_id):
+        return False
+    if hasattr(target, "nic_a") or (hasattr(target, "nic") and hasattr(target, "node")):
+        return True
+    return any(node.nics or node.gpus for node in getattr(target, "nodes", ()))
+
+
 def ordering_keys(target: Any) -> tuple[str, ...]:
     """What an item occupies for ordering in rounds, at the coarsest grain that keeps rounds right: the NIC
     of a NIC-level target, else its whole nodes. Two or three names per item, whatever the node's size (the
     locks, taken when the item runs, hold the exact resources)."""
+    if isinstance(target, NodePairTarget):
+        return target.a.name, target.b.name
     if hasattr(target, "nic_a"):
         return f"{target.node_a.name}/{target.nic_a.name}", f"{target.node_b.name}/{target.nic_b.name}"
     if hasattr(target, "nic") and hasattr(target, "node"):

@@ -3,7 +3,7 @@ and once after the last one, in whichever process gets there first (also under p
 
 The snapshots are JSON files in the run's shared directory (the one the controller chose for the resource
 locks), written under a file lock, so every worker judges the same two snapshots. A traffic item is one
-that occupies NICs or GPUs (``scheduling.resources.resources_of``); each one leaves a marker when it ends,
+that occupies NICs or GPUs (``scheduling.resources.is_traffic``); each one leaves a marker when it ends,
 and the after-snapshot waits (bounded) until every traffic item of the session has ended. The snapshot
 commands are recorded and replayed under their own item names, so a replay is deterministic.
 """
@@ -23,7 +23,7 @@ from filelock import FileLock
 
 from pytest_gpufabric.checks.switches import read_counters
 from pytest_gpufabric.errors import GpufabricError, MeasurementMissing, ParseError
-from pytest_gpufabric.scheduling.resources import resources_of
+from pytest_gpufabric.scheduling.resources import is_traffic
 from pytest_gpufabric.switches.facts import PortCounters
 from pytest_gpufabric.transport.base import CommandResult
 
@@ -53,7 +53,7 @@ class CounterSnapshots:
 
     def _is_traffic(self, item: pytest.Item) -> bool:
         check_id, target = self._item_info(item)
-        return bool(check_id and resources_of(check_id, target))
+        return bool(check_id and is_traffic(check_id, target))
 
     @pytest.hookimpl(wrapper=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> Generator[None, None, None]:
