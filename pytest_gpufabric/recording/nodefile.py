@@ -87,6 +87,89 @@ def parse_node_file(text: str, node: str) -> dict[str, tuple[Episode, ...]]:
     return commands
 
 
+class NodeFileIndex:
+    """The commands of a node file, each command's episodes parsed when first asked for: a node file of a
+    large run holds thousands of commands and megabytes of outputs, of which a replay asks for a few.
+
+    Built by ``index_node_file`` from the layout ``render_node_file`` writes (one entry per command, each
+    starting at a line ``- command: ...``), or from a file parsed whole (``NodeFileIndex(parsed=...)``).
+    """
+
+    def __init__(self, text: str = "", spans: Mapping[str, tuple[int, int, int, int]] | None = None,
+                 parsed: Mapping[str, tuple[Episode, ...]] | None = None) -> None:
+        self._text = text
+        self._spans = dict(spans or {})  # command -> (start, end, first line number, entry position)
+        self._parsed: dict[str, tuple[Episode, ...]] = dict(parsed or {})
+
+    def commands(self) -> list[str]:
+        """Every recorded command, in file order."""
+        return list(self._spans or self._parsed)
+
+    def __contains__(self, command: object) -> bool:
+        return command in self._parsed or command in self._spans
+
+    def episodes(self, command: str) -> tuple[Episode, ...]:
+        """The episodes of ``command`` (``KeyError`` if not recorded, ``NodeFileInvalid`` if its entry is bad)."""
+        found = self._parsed.get(command)
+        if found is None:
+            start, end, first_line, position = self._spans[command]
+            try:
+                entries = load_yaml(self._text[start:end])
+            except yaml.YAMLError as exc:
+                raise NodeFileInvalid(_yaml_problem(exc, first_line - 1)) from None
+            if not isinstance(entries, list) or len(entries) != 1:
+                raise NodeFileInvalid(f"commands entry {position} is not one command with its episodes")
+            parsed_command, found = _parse_command(entries[0], position)
+            if parsed_command != command:
+                raise NodeFileInvalid(f"commands entry {position} changed while it was read")
+            self._parsed[command] = found
+        return found
+
+
+_TOP_LEVEL_BREAK = re.compile(r"\n(?=[^ \n])")  # the line break before a line that starts in column 0
+_ENTRY_START = "- command: "
+_EPISODES_LINE = "\n  episodes:"
+
+
+def index_node_file(text: str, node: str) -> NodeFileIndex | None:
+    """The commands of a node file laid out as ``render_node_file`` writes it, found without parsing a single
+    episode (``NodeFileIndex``); ``None`` for any other layout, which ``parse_node_file`` then reads whole.
+    Raises ``NodeFileInvalid`` for what ``parse_node_file`` would refuse in the node name and command texts."""
+    tops = [match.start() + 1 for match in _TOP_LEVEL_BREAK.finditer(text)]
+    if not text.startswith("node:") or len(tops) < 2 or not text.startswith("commands:\n", tops[0]) or not all(
+            text.startswith(_ENTRY_START, start) for start in tops[1:]):
+        return None
+    starts = tops[1:]
+    ends = [*starts[1:], len(text)]
+    heads = [text.find(_EPISODES_LINE, start, end) for start, end in zip(starts, ends)]
+    if -1 in heads:
+        return None
+    header = _load_part(text[: starts[0]], 0)
+    names = _load_part("".join(text[start : head + 1] for start, head in zip(starts, heads)), None)  # up to "  episodes:"
+    if not isinstance(header, dict) or not isinstance(names, list) or len(names) != len(starts):
+        return None
+    if header.get("node") != node:
+        raise NodeFileInvalid(f"'node' is {header.get('node')!r}, expected {node!r}")
+    spans: dict[str, tuple[int, int, int, int]] = {}
+    line = text.count("\n", 0, starts[0]) + 1
+    for position, (entry, start, end) in enumerate(zip(names, starts, ends), start=1):
+        if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
+            raise NodeFileInvalid(f"commands entry {position} has no 'command' text")
+        if entry["command"] in spans:
+            raise NodeFileInvalid(f"command {entry['command']!r} is listed twice")
+        spans[entry["command"]] = (start, end, line, position)
+        line += text.count("\n", start, end)
+    return NodeFileIndex(text, spans)
+
+
+def _load_part(text: str, first_line: int | None) -> Any:
+    """One part of a node file as YAML (``first_line``: where it starts in the file, for the error message)."""
+    try:
+        return load_yaml(text)
+    except yaml.YAMLError as exc:
+        raise NodeFileInvalid(_yaml_problem(exc, first_line)) from None
+
+
 def _parse_command(entry: Any, position: int) -> tuple[str, tuple[Episode, ...]]:
     if not isinstance(entry, dict) or not isinstance(entry.get("command"), str):
         raise NodeFileInvalid(f"commands entry {position} has no 'command' text")
@@ -141,7 +224,10 @@ def _reads_back(text: str, node: str, commands: NodeCommands) -> bool:
     return parsed == {command: tuple(episodes) for command, episodes in commands.items()}
 
 
-def _yaml_problem(exc: yaml.YAMLError) -> str:
+def _yaml_problem(exc: yaml.YAMLError, line_offset: int | None = 0) -> str:
+    """The one-line reason; ``line_offset``: lines of the file before the part parsed (None: not one piece of it)."""
     mark = getattr(exc, "problem_mark", None)
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-    return f"invalid YAML at line {mark.line + 1}: {problem}" if mark is not None else f"invalid YAML: {problem}"
+    if mark is None or line_offset is None:
+        return f"invalid YAML: {problem}"
+    return f"invalid YAML at line {mark.line + 1 + line_offset}: {problem}"

@@ -50,8 +50,8 @@ DEFAULT_PATTERNS: tuple[str, ...] = (
 )
 
 
-_CACHE_LIMIT = 4096
-_CACHED_TEXT_LIMIT = 1024
+_CACHE_LIMIT = 4096  # texts
+_CACHE_CHARS = 16 * 2**20  # characters of cached texts: outputs recur too (one output judged by many items)
 
 
 class Scrubber:
@@ -65,7 +65,8 @@ class Scrubber:
     def __init__(self, patterns: Sequence[str] = (), *, defaults: bool = True) -> None:
         sources = (*DEFAULT_PATTERNS, *patterns) if defaults else tuple(patterns)
         self._patterns = tuple(_compile(source) for source in sources)
-        self._cache: dict[str, str] = {}  # short texts recur (titles, sources, hints, ids): scrubbed once
+        self._cache: dict[str, str] = {}  # texts recur (titles, hints, ids, outputs of cached facts): scrubbed once
+        self._cached_chars = 0
 
     @property
     def patterns(self) -> tuple[str, ...]:
@@ -79,10 +80,12 @@ class Scrubber:
         scrubbed = text
         for pattern in self._patterns:
             scrubbed = pattern.sub(_replace_secret, scrubbed)
-        if len(text) <= _CACHED_TEXT_LIMIT:
-            if len(self._cache) >= _CACHE_LIMIT:
+        if len(text) <= _CACHE_CHARS:
+            if len(self._cache) >= _CACHE_LIMIT or self._cached_chars + len(text) > _CACHE_CHARS:
                 self._cache.clear()
-            self._cache[text] = scrubbed
+                self._cached_chars = 0
+            self._cache[text] = text if scrubbed == text else scrubbed
+            self._cached_chars += len(text)
         return scrubbed
 
 

@@ -31,7 +31,9 @@ from pytest_gpufabric.recording.meta import (
 )
 from pytest_gpufabric.recording.nodefile import (
     Episode,
+    NodeFileIndex,
     NodeFileInvalid,
+    index_node_file,
     parse_node_file,
     render_node_file,
     valid_node_name,
@@ -43,25 +45,38 @@ from pytest_gpufabric.transport.base import CommandResult
 NodeCommands = dict[str, tuple[Episode, ...]]
 
 
-@dataclass(frozen=True)
 class _ReplayIndex:
-    """The episodes of one node that replay may serve, by command and by (command, item)."""
+    """The episodes of one node that replay may serve, by command and by (command, item); a command's
+    episodes are read from the node file when the run first asks for it (``NodeFileIndex``)."""
 
-    by_command: dict[str, tuple[Episode, ...]]
-    by_item: dict[tuple[str, str | None], tuple[Episode, ...]]
+    def __init__(self, episodes: NodeFileIndex, exclude_run: str | None) -> None:
+        self._episodes = episodes
+        self._exclude_run = exclude_run
+        self._by_command: dict[str, tuple[Episode, ...]] = {}
+        self._by_item: dict[tuple[str, str | None], tuple[Episode, ...]] = {}
 
-    @classmethod
-    def build(cls, commands: NodeCommands, exclude_run: str | None) -> _ReplayIndex:
-        by_command: dict[str, tuple[Episode, ...]] = {}
-        by_item: dict[tuple[str, str | None], list[Episode]] = {}
-        for command, episodes in commands.items():
-            kept = tuple(episode for episode in episodes if exclude_run is None or episode.run_id != exclude_run)
-            if not kept:
-                continue
-            by_command[command] = kept
-            for episode in kept:
+    def commands(self) -> list[str]:
+        """Every command the node file holds (for the closest match named when a command is not recorded)."""
+        return self._episodes.commands()
+
+    def episodes(self, command: str) -> tuple[Episode, ...]:
+        """The episodes replay may serve for ``command`` (empty when none)."""
+        found = self._by_command.get(command)
+        if found is None:
+            if command not in self._episodes:
+                return ()
+            exclude = self._exclude_run
+            found = tuple(episode for episode in self._episodes.episodes(command) if exclude is None or episode.run_id != exclude)
+            by_item: dict[tuple[str, str | None], list[Episode]] = {}
+            for episode in found:
                 by_item.setdefault((command, episode.item), []).append(episode)
-        return cls(by_command, {key: tuple(value) for key, value in by_item.items()})
+            self._by_item.update({key: tuple(value) for key, value in by_item.items()})
+            self._by_command[command] = found
+        return found
+
+    def own(self, command: str, item: str | None) -> tuple[Episode, ...] | None:
+        """The episodes ``item`` recorded for ``command`` (after ``episodes(command)``)."""
+        return self._by_item.get((command, item))
 
 
 @dataclass
@@ -137,8 +152,8 @@ class RecordingStore:
         if index is None:
             recorded = ", ".join(self.nodes()) or "none"
             raise RecordingError(node, f"no recording for node {node} in {self.directory}; recorded nodes: {recorded}")
-        if scrubbed not in index.by_command:
-            raise RecordingError(node, _no_match_reason(scrubbed, list(index.by_command)))
+        if not self._episodes(node, index, scrubbed):
+            raise RecordingError(node, _no_match_reason(scrubbed, index.commands()))
         episode = self._next_episode(node, scrubbed, item, index, repeat_last=True)
         assert episode is not None  # with repeat_last, the last episode is served again
         return _as_result(node, command, episode)
@@ -150,7 +165,7 @@ class RecordingStore:
             return None
         scrubbed = storable_text(self.scrubber.scrub(command))
         index = self._replay_index(node)
-        if index is None or scrubbed not in index.by_command:
+        if index is None or not self._episodes(node, index, scrubbed):
             return None
         episode = self._next_episode(node, scrubbed, item, index, repeat_last=False)
         return None if episode is None else _as_result(node, command, episode)
@@ -159,12 +174,12 @@ class RecordingStore:
         self, node: str, scrubbed: str, item: str | None, index: _ReplayIndex, *, repeat_last: bool
     ) -> Episode | None:
         """The episode to serve next, counting it as played; ``None`` once used up unless ``repeat_last``."""
-        own = index.by_item.get((scrubbed, item))
+        own = index.own(scrubbed, item)
         key: tuple[str, ...]
         if own:
             episodes, key = own, (node, scrubbed, "item", str(item))
         else:
-            episodes, key = index.by_command[scrubbed], (node, scrubbed, "any")
+            episodes, key = index.episodes(scrubbed), (node, scrubbed, "any")
         position = self._played.get(key, 0)
         if position >= len(episodes) and not repeat_last:
             return None
@@ -181,8 +196,26 @@ class RecordingStore:
             path = self.node_path(node)
             if not path.is_file():
                 return None
-            self._replay[node] = _ReplayIndex.build(self._read(node, path)[1], exclude_run=self.run_id)
+            self._replay[node] = _ReplayIndex(self._index(node, path), exclude_run=self.run_id)
         return self._replay[node]
+
+    def _index(self, node: str, path: Path) -> NodeFileIndex:
+        """The node file's commands, their episodes parsed when asked for (the whole file where its layout
+        is not the one this store writes, or where this process wrote it)."""
+        text = self._read_text(node, path)
+        written = self._written.get(node)
+        try:
+            if written is not None and written.text == text:
+                return NodeFileIndex(parsed=written.commands)
+            return index_node_file(text, node) or NodeFileIndex(parsed=parse_node_file(text, node))
+        except NodeFileInvalid as exc:
+            raise RecordingError(node, f"corrupt recording file {path}: {exc}") from None
+
+    def _episodes(self, node: str, index: _ReplayIndex, command: str) -> tuple[Episode, ...]:
+        try:
+            return index.episodes(command)
+        except NodeFileInvalid as exc:
+            raise RecordingError(node, f"corrupt recording file {self.node_path(node)}: {exc}") from None
 
     # -- recording ----------------------------------------------------------------------------
 
@@ -244,10 +277,7 @@ class RecordingStore:
         return self._read(node, path)[1] if path.is_file() else {}
 
     def _read(self, node: str, path: Path) -> tuple[str, NodeCommands]:
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise RecordingError(node, f"cannot read recording file {path}: {_first_line(exc)}") from None
+        text = self._read_text(node, path)
         written = self._written.get(node)
         if written is not None and written.text == text:
             return text, written.commands
@@ -255,6 +285,13 @@ class RecordingStore:
             return text, parse_node_file(text, node)
         except NodeFileInvalid as exc:
             raise RecordingError(node, f"corrupt recording file {path}: {exc}") from None
+
+    @staticmethod
+    def _read_text(node: str, path: Path) -> str:
+        try:
+            return path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RecordingError(node, f"cannot read recording file {path}: {_first_line(exc)}") from None
 
 
 def _as_result(node: str, command: str, episode: Episode) -> CommandResult:

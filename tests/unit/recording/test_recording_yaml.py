@@ -7,7 +7,13 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_gpufabric.recording.nodefile import Episode, NodeFileInvalid, parse_node_file, render_node_file
+from pytest_gpufabric.recording.nodefile import (
+    Episode,
+    NodeFileInvalid,
+    index_node_file,
+    parse_node_file,
+    render_node_file,
+)
 from pytest_gpufabric.recording.yamltext import scalar
 
 LOADERS = [yaml.SafeLoader, getattr(yaml, "CSafeLoader", yaml.SafeLoader)]
@@ -37,6 +43,38 @@ def test_any_text_reads_back_exactly_with_both_yaml_loaders(text: str, indent: i
 def test_any_node_file_reads_back_exactly(outputs: dict[str, list[str]]) -> None:
     commands = {command: tuple(episode(text) for text in texts) for command, texts in outputs.items()}
     assert parse_node_file(render_node_file("node01", commands), "node01") == commands
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(st.text(min_size=1), st.lists(st.text(), min_size=1, max_size=3), min_size=1, max_size=4))
+def test_the_index_of_a_node_file_finds_what_a_whole_read_finds(outputs: dict[str, list[str]]) -> None:
+    commands = {command: tuple(episode(text) for text in texts) for command, texts in outputs.items()}
+    index = index_node_file(render_node_file("node01", commands), "node01")
+    assert index is not None
+    assert sorted(index.commands()) == sorted(commands) and all(command in index for command in commands)
+    assert {command: index.episodes(command) for command in commands} == commands
+
+
+@pytest.mark.parametrize("text", [
+    "node: node01\ncommands:\n  - command: uptime\n    episodes: []\n",  # entries indented: read whole
+    "node: node01\ncommands: []\n",
+    "# comment\nnode: node01\ncommands:\n- command: uptime\n  episodes: []\n",
+])
+def test_other_layouts_are_left_to_the_whole_read(text: str) -> None:
+    assert index_node_file(text, "node01") is None
+
+
+def test_a_bad_entry_is_refused_when_asked_for_with_its_line_in_the_file() -> None:
+    text = GOOD + render_node_file("node01", {"zz": (episode("z\n"),)}).split("commands:\n", 1)[1].replace(
+        "exit_code: 0", "exit_code: [")
+    index = index_node_file(text, "node01")
+    assert index is not None and index.episodes("uptime") == (episode("up\n"),)
+    with pytest.raises(NodeFileInvalid, match="invalid YAML at line 1[0-9]"):
+        index.episodes("zz")
+    with pytest.raises(NodeFileInvalid, match="'node' is 'node02', expected 'node01'"):
+        index_node_file(GOOD.replace("node: node01", "node: node02"), "node01")
+    with pytest.raises(NodeFileInvalid, match="command 'uptime' is listed twice"):
+        index_node_file(GOOD + GOOD.split("commands:\n", 1)[1], "node01")
 
 
 def test_multi_line_output_is_a_literal_block_with_its_tabs() -> None:
