@@ -18,13 +18,13 @@ import pandas as pd
 import pytest
 
 from pytest_gpufabric.reporting.acceptance.build import ReportFiles, build_report
+from pytest_gpufabric.reporting.acceptance.exports import RESULTS_CSV_TYPES
 from tools.synthesize_results import Synthesized, synthesize
 
 NODES, RAILS = 256, 8
 TABLE_NODES = 32
 HTML_CPU_LIMIT_S = 60.0
 HTML_SIZE_LIMIT = 30 * 1024 * 1024
-RESULTS_CSV_TYPES = {"measured": "string", "expected": "string", "message": "string", "hint": "string", "unit": "string"}
 
 
 def test_html_of_256_nodes_by_8_rails(tmp_path: Path) -> None:

@@ -18,6 +18,7 @@ from demo_run import DemoRun
 from matplotlib.image import imread
 from report_dom import loaded_resources, rendered_result_rows
 
+from pytest_gpufabric.reporting.acceptance.exports import RESULTS_CSV_TYPES
 from pytest_gpufabric.reporting.render import render_html_in_chromium
 
 
@@ -151,7 +152,7 @@ def test_workbook_counts_equal_results(demo_run: DemoRun) -> None:
     summary = list(workbook["summary"].iter_rows(values_only=True))
     header = summary[0]
     assert {name: sum(row[header.index(name)] for row in summary[1:]) for name in counts} == counts
-    table = pd.read_csv(demo_run.report_dir / "results.csv")
+    table = pd.read_csv(demo_run.report_dir / "results.csv", dtype=RESULTS_CSV_TYPES)
     assert table["outcome"].value_counts().to_dict() == {k: v for k, v in counts.items() if v}
 
 

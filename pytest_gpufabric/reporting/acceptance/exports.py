@@ -15,6 +15,9 @@ from pytest_gpufabric.reporting.render import CHROMIUM_FLAGS, ReportToolError, f
 XLSX_SHEET_NAME_LIMIT = 31
 PAIR_SHEET = "pair matrices"
 PDF_TIMEOUT_S = 180.0
+# results.csv mixes numbers, versions and words in these columns: read them back as text
+# (``pd.read_csv(path, dtype=RESULTS_CSV_TYPES)``), or pandas guesses a type per chunk and warns.
+RESULTS_CSV_TYPES = {column: "string" for column in ("measured", "expected", "unit", "source", "hint", "message")}
 
 
 @dataclass(frozen=True)

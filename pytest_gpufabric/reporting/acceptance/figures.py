@@ -70,7 +70,7 @@ def heatmap_png(values: np.ndarray, failed: np.ndarray, nodes: list[str], *, tit
                 threshold: float | None, expected: str, lower_is_better: bool) -> bytes:
     """Node x node heatmap: red below (or above, for latency) the threshold, green past it; failed cells crossed."""
     positions, labels = _ticks(nodes)
-    figure, axes, bar_axes = _heatmap_axes(min(2.0 + 0.1 * len(nodes), 9.0), max(map(len, labels), default=1))
+    figure, axes, bar_axes = _heatmap_axes(min(3.2 + 0.1 * len(nodes), 9.0), max(map(len, labels), default=1))
     finite = values[np.isfinite(values)]
     low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
     cmap = colormaps["RdYlGn_r" if lower_is_better else "RdYlGn"].with_extremes(bad=MISSING_COLOUR)
