@@ -6,6 +6,8 @@ A profile lives in ``thresholds/<name>.yaml`` (optionally with fragments in ``th
     title: AMD Instinct MI300X + Broadcom Thor2, bare metal
     documents: {S0: "Broadcom 957608-AN209 ...", ...}
     not_applicable: {CHECK-ID: reason}          # optional
+    test_times:                                 # optional: how long one test of a pair check takes
+      PERF-002: {seconds: 7.0, source: "S0 2.8.2 ..."}
     expectations:
       LNK-005:
         mtu: {op: "==", value: 9000, unit: bytes, source: "S0 2.6 item 10"}
@@ -19,7 +21,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +34,8 @@ EQUALITY_OPS = {"==", "!="}
 VERSION_OPS = {"version>=", "version=="}
 OPS = NUMERIC_OPS | EQUALITY_OPS | VERSION_OPS | {"in"}
 _EXPECTATION_KEYS = {"op", "value", "unit", "source", "note"}
-_PROFILE_KEYS = {"profile", "title", "documents", "not_applicable", "expectations"}
+_PROFILE_KEYS = {"profile", "title", "documents", "not_applicable", "test_times", "expectations"}
+_TEST_TIME_KEYS = {"seconds", "source"}
 _FRAGMENT_KEYS = {"expectations", "not_applicable"}
 _CHECK_ID = re.compile(r"^[A-Z]+-\d{3}$")
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -62,6 +65,16 @@ class Expectation:
 
 
 @dataclass(frozen=True)
+class TestTime:
+    """How long one test of a check takes on this platform (one NIC pair of a pair check), with its source."""
+
+    __test__ = False  # not a pytest test class
+    check: str
+    seconds: float
+    source: str
+
+
+@dataclass(frozen=True)
 class Profile:
     """All expectations of a platform, with the documents they cite."""
 
@@ -70,6 +83,7 @@ class Profile:
     documents: Mapping[str, str]
     not_applicable: Mapping[str, str]
     expectations: Mapping[str, Mapping[str, Expectation]]
+    test_times: Mapping[str, TestTime] = field(default_factory=dict)
 
     def get(self, check: str, name: str) -> Expectation:
         try:
@@ -213,6 +227,23 @@ def _add_expectations(path: Path, raw: Any, into: dict[str, dict[str, Expectatio
             )
 
 
+def _test_times(path: Path, raw: Any) -> dict[str, TestTime]:
+    if not isinstance(raw, dict):
+        raise UsageError(f"{path}: test_times: expected a mapping of check ids")
+    times = {}
+    for check, spec in raw.items():
+        where = f"{path}: test_times.{check}"
+        if not _CHECK_ID.match(str(check)) or not isinstance(spec, dict) or set(spec) != _TEST_TIME_KEYS:
+            raise UsageError(f"{where}: expected a check id mapping to {{seconds, source}}")
+        seconds = spec["seconds"]
+        if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
+            raise UsageError(f"{where}.seconds: expected a positive number, got {seconds!r}")
+        if not str(spec["source"]).strip():
+            raise UsageError(f"{where}.source: empty source (cite the document and section)")
+        times[str(check)] = TestTime(str(check), float(seconds), str(spec["source"]))
+    return times
+
+
 def load_profile(directory: Path, name: str) -> Profile:
     """Load and type-check ``directory/name.yaml`` and its fragments ``directory/name.d/*.yaml`` (each with
     ``expectations`` and ``not_applicable`` only, merged in name order; a value defined twice is an error).
@@ -244,4 +275,5 @@ def load_profile(directory: Path, name: str) -> Profile:
         documents=dict(raw.get("documents") or {}),
         not_applicable=not_applicable,
         expectations=expectations,
+        test_times=_test_times(path, raw.get("test_times") or {}),
     )

@@ -1,8 +1,9 @@
 """The pair-scheduling benchmark in the namespace lab (root): an all-pairs sweep of PERF-002 over N nodes x 2
 rails with the perftest STAND-IN (pytest_gpufabric.lab.perftest_standin) on every node, over real SSH.
 
-Measures, with -n 2 and -n 0: the sweep (first to last NIC-pair measurement in the schedule log) and the
-run's wall time, against rounds x test time; checks from the schedule log that no NIC, GPU or port was used
+Measures, with -n 2 and -n 0: the sweep (first to last NIC-pair measurement in the schedule log), per round,
+and the run's wall time, against rounds x test time; keeps the estimate printed before the sweep and the
+progress lines; checks from the schedule log that no NIC, GPU or port was used
 by two measurements at once. Then injects bad NIC pairs and checks that ``--lf`` measures exactly their node
 pairs and ``--rerun-failed-pairs`` exactly those NIC pairs. One PERF-002 NIC-pair test runs ib_write_bw both
 ways; the stand-in holds each run ``--run-s`` (default 0.5 s), so one NIC-pair test takes 1 s.
@@ -47,15 +48,17 @@ def run_sweep(site: Path, out: Path, workers: str, *extra: str) -> dict[str, Any
     if proc.returncode not in (0, 1):
         raise SystemExit(f"pytest exit {proc.returncode}:\n{proc.stdout[-3000:]}\n{proc.stderr[-2000:]}")
     spans = ScheduleLog(log).read()
+    sweep_s = max(s.end for s in spans) - min(s.start for s in spans) if spans else 0.0
     records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     nic_pairs = {tuple(sorted(r for r in span.resources if r.startswith("nic:"))) for span in spans}
     return {
         "workers": workers, "wall_s": round(wall, 2),
-        "sweep_s": round(max(s.end for s in spans) - min(s.start for s in spans), 2) if spans else 0.0,
+        "sweep_s": round(sweep_s, 2),
         "node_pair_items": sorted({span.item.split("[")[-1].rstrip("]") for span in spans}),
         "nic_pairs_measured": len(spans), "distinct_nic_pairs": len(nic_pairs),
         "overlaps": len(find_overlaps(spans)), "items": len(records),
         "failed_items": sorted(r["item"] for r in records if r["outcome"] == "failed"),
+        "estimate_lines": [line for line in proc.stdout.splitlines() if " sweep: " in line or line.startswith("pair sweeps")],
         "progress_lines": [line for line in proc.stdout.splitlines() if " round " in line and "done" in line],
         "results": str(out / "results.jsonl"),
     }
@@ -77,6 +80,8 @@ def main(argv: list[str]) -> int:
         install(lab, args.run_s)
         site = lab.write_inventory(work / "site.yaml", profile=PROFILE)
         report["sweeps"] = [run_sweep(site, work / f"sweep-n{workers}", workers) for workers in ("2", "0")]
+        for sweep in report["sweeps"]:
+            sweep["per_round_s"] = round(sweep["sweep_s"] / rounds, 2)
         for a, b, rail in BAD_PAIRS:
             inject_bad_pair(lab, a, b, rail)
         failing = run_sweep(site, work / "with-bad-pairs", "2")
@@ -86,6 +91,8 @@ def main(argv: list[str]) -> int:
     expected_items = sorted(f"{a}->{b}" for a, b, _ in BAD_PAIRS)
     report["checks"] = {
         "sweeps_within_limit": all(s["sweep_s"] <= report["limit_s"] for s in report["sweeps"]),
+        "estimate_and_one_progress_line_per_round": all(
+            len(s["estimate_lines"]) == 2 and len(s["progress_lines"]) == rounds for s in report["sweeps"]),
         "no_overlaps": all(s["overlaps"] == 0 for s in [*report["sweeps"], report["last_failed"], report["rerun_failed_pairs"]]),
         "bad_pairs_fail": report["with_bad_pairs"]["failed_items"] == expected_items,
         "lf_measures_exactly_the_bad_node_pairs": report["last_failed"]["node_pair_items"] == expected_items,

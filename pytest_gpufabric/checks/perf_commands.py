@@ -86,8 +86,9 @@ def _poll(body: str, bound_s: float) -> str:
 
 
 def _running(pid: str) -> str:
-    """True while ``pid`` runs: neither gone nor a zombie (an orphaned server may wait to be reaped)."""
-    return f"ps -o stat= -p {pid} | grep -qv '^Z'"
+    """True while ``pid`` runs: neither gone nor a zombie (an orphaned server may wait to be reaped). Shell
+    built-ins only (the state is the third field of /proc/PID/stat; the command is ``timeout``, one word)."""
+    return f'{{ read -r _ _ state _ < /proc/{pid}/stat; }} 2>/dev/null && [ "$state" != Z ]'
 
 
 def server_command(tool: str, end: PerftestEnd, port: int, log: str, flags: tuple[str, ...] = BW_FLAGS,

@@ -7,6 +7,8 @@ controller chooses the lock directory and hands it to the workers, and it alone 
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shutil
 import tempfile
@@ -29,6 +31,7 @@ from pytest_gpufabric.scheduling.locks import ResourceLocks
 from pytest_gpufabric.scheduling.ordering import order_items_in_rounds
 from pytest_gpufabric.scheduling.pair_option import rounds_summary
 from pytest_gpufabric.scheduling.resources import is_exclusive, ordering_keys, resources_of
+from pytest_gpufabric.scheduling.estimate import CheckSweep, estimate_lines, planned_sweeps
 from pytest_gpufabric.scheduling.progress import RoundProgress
 from pytest_gpufabric.scheduling.round_plan import plan_rounds
 from pytest_gpufabric.scheduling.schedule_log import ScheduleLog
@@ -73,6 +76,8 @@ class SchedulingPlugin:
         session.round_engine = self.engine
         self.progress = RoundProgress(self._progress_line)
         self._terminal: Any = None
+        self._sweeps_file = self.lock_dir / "rounds" / run_id / "sweeps.json"  # the workers' plan, for the controller
+        self._estimated = False
 
     def _lock_dir(self) -> Path:
         if hasattr(self.config, "workerinput"):
@@ -105,12 +110,33 @@ class SchedulingPlugin:
         rerun = self.fabric.rerun
         return tuple(pair for pair in target.rail_pairs() if rerun is None or rerun.keeps(check_id, pair.id))
 
+    @pytest.hookimpl(tryfirst=True)  # before a worker reports its collection: the estimate is written by then
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        """The rounds of the final items (after -k, --lf and every other selection)."""
+        """The rounds of the final items (after -k, --lf and every other selection), and the sweep estimate."""
         rail_items = [item for item in session.items if self._rail_item(item) and not self.tests.skipped(item)]
         tests = self.tests
-        self.engine.plan(plan_rounds(rail_items, lambda item: str(tests.check_id(item)), lambda item: item.nodeid,
-                                     lambda item: ordering_keys(tests.target(item)), tests.target))
+        plans = plan_rounds(rail_items, lambda item: str(tests.check_id(item)), lambda item: item.nodeid,
+                            lambda item: ordering_keys(tests.target(item)), tests.target)
+        self.engine.plan(plans)
+        sweeps = planned_sweeps(plans)
+        if not hasattr(self.config, "workerinput"):
+            self._print_estimate(sweeps)
+            return
+        self._sweeps_file.parent.mkdir(parents=True, exist_ok=True)
+        partial = self._sweeps_file.with_suffix(f".{os.getpid()}.partial")
+        partial.write_text(json.dumps([sweep.as_dict() for sweep in sweeps]), encoding="utf-8")
+        os.replace(partial, self._sweeps_file)  # every worker plans the same rounds
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        """The controller never collects: it prints the estimate its first worker wrote."""
+        if not self._estimated and self._sweeps_file.is_file():
+            self._print_estimate([CheckSweep(**raw) for raw in json.loads(self._sweeps_file.read_text(encoding="utf-8"))])
+
+    def _print_estimate(self, sweeps: list[CheckSweep]) -> None:
+        self._estimated = True
+        for line in estimate_lines(sweeps, self.fabric.profile, self.policy.describe(), self.fabric.fanout):
+            self._progress_line(line)
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -95,3 +95,17 @@ def test_rerun_file_that_cannot_be_read_is_a_usage_error(jumbo_site: Site) -> No
     result = jumbo_site.run("--replay", str(jumbo_site.recording), "--rerun-failed-pairs=missing.jsonl")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "--rerun-failed-pairs: cannot read missing.jsonl" in result.stderr.str()
+
+
+def test_sweep_prints_its_estimate_then_one_line_per_round(jumbo_site: Site) -> None:
+    profile = jumbo_site.pytester.path / "thresholds" / "p.yaml"
+    profile.write_text(JUMBO_PROFILE.replace("expectations:", "test_times:\n  NET-002: {seconds: 2.5, source: S9 1.1}\nexpectations:"))
+    result = jumbo_site.run("--replay", str(jumbo_site.recording), "-k", "jumbo")
+    lines = result.stdout.lines
+    estimate = next(index for index, line in enumerate(lines) if line.startswith("NET-002 sweep:"))
+    assert lines[estimate] == ("NET-002 sweep: 3 rounds, 6 node pairs (up to 4 NIC pairs at once); estimated 8 s "
+                               "(3 rounds x 2.5 s per NIC-pair test; profile p: S9 1.1)")
+    progress = [line for line in lines if "NET-002 round" in line]
+    assert len(progress) == 3 and all(lines.index(line) > estimate for line in progress)
+    assert progress[-1].startswith("NET-002 round 3/3 done (3/3 rounds): 12 NIC pairs measured, 4 failing so far, elapsed ")
+    assert progress[-1].endswith("remaining ~0 s")

@@ -82,11 +82,11 @@ def test_pid_and_cpulist_parsing() -> None:
     assert parse_pid("12345\n") == 12345 and parse_pid("bash: error\n") is None and parse_pid("") is None
     assert first_core("48-95,144-191\n") == 48 and first_core("garbage") is None
     stop = stop_command(77, "/tmp/x.log")
-    assert "ps -o stat= -p 77 " in stop and "cat /tmp/x.log" in stop and "kill 77 " in stop and "rm -f /tmp/x.log" in stop
+    assert "< /proc/77/stat" in stop and "cat /tmp/x.log" in stop and "kill 77 " in stop and "rm -f /tmp/x.log" in stop
 
 
 def _answers(client: str, ready: int = 0) -> dict[str, tuple[str, int]]:
-    return {"echo $pid": ("4242\n", ready), "--bind_source_ip": (client, 0), "-p 4242 |": (GOOD, 0)}
+    return {"echo $pid": ("4242\n", ready), "--bind_source_ip": (client, 0), "/proc/4242/stat": (GOOD, 0)}
 
 
 def test_leg_runs_server_until_listening_client_then_stop() -> None:
@@ -111,7 +111,7 @@ def test_status_12_is_judged_not_an_error() -> None:
 
 @pytest.mark.parametrize("answers, message", [
     (lambda: _answers(GOOD, ready=124), "did not listen in time on port 18516"),
-    (lambda: {**_answers(GOOD, ready=3), "-p 4242 |": (PORT_CLASH_SERVER, 0)},
+    (lambda: {**_answers(GOOD, ready=3), "/proc/4242/stat": (PORT_CLASH_SERVER, 0)},
      "ended before listening on port 18516 (port clash): Couldn't listen to port 18600"),
     (lambda: {**_answers(GOOD), "echo $pid": ("", 1)}, "did not start"),
     (lambda: _answers(NO_SERVER), "could not run (connection): Couldn't connect to 10.77.0.2:18601"),

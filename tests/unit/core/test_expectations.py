@@ -49,9 +49,13 @@ def test_compare(measured: object, op: str, expected: object, holds: bool) -> No
         ("expectations:\n  LNK-005:\n    mtu: {op: '==', value: 9000, source: S0, colour: red}\n", "unknown keys ['colour']"),
         ("expectations:\n  lnk5:\n    mtu: {op: '==', value: 9000, source: S0}\n", "expected a check id"),
         ("bogus: 1\n", "unknown keys ['bogus']"),
+        ("test_times:\n  PERF-002: {seconds: 0, source: S0}\n", "expected a positive number"),
+        ("test_times:\n  PERF-002: {seconds: 7}\n", "expected a check id mapping to {seconds, source}"),
+        ("test_times:\n  PERF-002: {seconds: 7, source: ' '}\n", "empty source"),
         ("expectations: [\n", "not valid YAML"),
     ],
-    ids=["string-threshold", "no-source", "bad-op", "in-not-list", "unknown-key", "bad-check-id", "bad-top-key", "bad-yaml"],
+    ids=["string-threshold", "no-source", "bad-op", "in-not-list", "unknown-key", "bad-check-id", "bad-top-key", "time-zero",
+         "time-no-source", "time-empty-source", "bad-yaml"],
 )
 def test_broken_profiles_are_one_line_usage_errors(tmp_path: Path, body: str, phrase: str) -> None:
     with pytest.raises(UsageError) as info:
