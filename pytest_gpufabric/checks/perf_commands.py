@@ -85,7 +85,7 @@ def _poll(body: str, bound_s: float) -> str:
     return f"for i in $(seq {round(bound_s / POLL_INTERVAL_S)}); do {body}; sleep {POLL_INTERVAL_S:g}; done"
 
 
-def _running(pid: str) -> str:
+def running(pid: str) -> str:
     """True while ``pid`` runs: neither gone nor a zombie (an orphaned server may wait to be reaped). Shell
     built-ins only (the state is the third field of /proc/PID/stat; the command is ``timeout``, one word)."""
     return f'{{ read -r _ _ state _ < /proc/{pid}/stat; }} 2>/dev/null && [ "$state" != Z ]'
@@ -96,7 +96,7 @@ def server_command(tool: str, end: PerftestEnd, port: int, log: str, flags: tupl
     """Start the server in the background, bounded in time, and print its PID; then wait until a TCP listener
     on ``port`` exists: exit 0 listening, 3 when the server ended first, 124 when it did not listen in time."""
     words = ["timeout", f"--kill-after={KILL_AFTER_S}", str(SERVER_LIFETIME_S), *perftest_words(tool, end, port, flags, extra)]
-    ready = _poll(f"ss -Hltn 'sport = :{port}' | grep -q . && exit 0; {_running('$pid')} || exit 3", READY_TIMEOUT_S)
+    ready = _poll(f"ss -Hltn 'sport = :{port}' | grep -q . && exit 0; {running('$pid')} || exit 3", READY_TIMEOUT_S)
     return f"{sh(*words)} < /dev/null > {sh(log)} 2>&1 & pid=$!; echo $pid; {ready}; exit 124"
 
 
@@ -111,7 +111,7 @@ def client_command(tool: str, end: PerftestEnd, server_address: str, port: int, 
 def stop_command(pid: int, log: str) -> str:
     """Wait (bounded) for the server to end, print its log, stop it by its PID (it may have ended), remove the
     log; always exit 0."""
-    ended = _poll(f"{_running(str(pid))} || break", END_WAIT_S)
+    ended = _poll(f"{running(str(pid))} || break", END_WAIT_S)
     return f"{ended}; cat {sh(log)} 2>/dev/null; kill {pid} 2>/dev/null; rm -f {sh(log)}; true"
 
 

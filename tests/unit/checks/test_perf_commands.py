@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import time
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -17,6 +20,7 @@ from pytest_gpufabric.checks.perf_commands import (
     log_path,
     parse_pid,
     port_for,
+    running,
     server_command,
     stop_command,
 )
@@ -123,3 +127,22 @@ def test_setup_failures_are_errors_and_server_is_cleaned(answers: Callable[[], d
         run_leg(runner, "PERF-002", "t", LEG)
     started = "did not start" not in message
     assert any("kill 4242" in command for _, command in runner.ran) == started
+
+
+def test_an_ended_server_is_seen_ended_even_before_it_is_reaped() -> None:
+    """The stop's and the readiness' `running` test in a real bash: a live process, a zombie, a gone PID."""
+    alive = subprocess.Popen(["sleep", "30"])
+    zombie = subprocess.Popen(["true"])
+    try:
+        deadline = time.monotonic() + 10
+        while Path(f"/proc/{zombie.pid}/stat").read_text().split()[2] != "Z" and time.monotonic() < deadline:
+            time.sleep(0.01)
+        answers = {pid: subprocess.run(["bash", "-c", f"{running(str(pid))} && echo running || echo ended"], capture_output=True,
+                                       text=True, check=True, timeout=10).stdout.strip() for pid in (alive.pid, zombie.pid)}
+    finally:
+        alive.kill()
+        alive.wait()
+        zombie.wait()
+    gone = subprocess.run(["bash", "-c", f"{running(str(zombie.pid))} && echo running || echo ended"], capture_output=True,
+                          text=True, check=True, timeout=10).stdout.strip()
+    assert (answers[alive.pid], answers[zombie.pid], gone) == ("running", "ended", "ended")
