@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pandas as pd
 from matplotlib import colormaps
-from matplotlib.colors import TwoSlopeNorm
 from matplotlib.axes import Axes
+from matplotlib.colors import TwoSlopeNorm
 from matplotlib.figure import Figure
 
 DPI = 96
