@@ -26,6 +26,8 @@ class Applicability:
         self._session = session
         self._node_kinds: dict[str, Kind] = {}
         self._verdicts: dict[tuple[str, tuple[Kind, ...]], Verdict] = {}
+        kinds = {self._node_kind(node) for node in session.inventory.nodes}
+        self._one_kind = (kinds.pop(),) if len(kinds) == 1 else None  # every node alike: a node's kind is known
 
     def reason(self, spec: CheckSpec, target: Any) -> str | None:
         """Why ``spec`` does not apply to ``target``, or None when it does."""
@@ -43,7 +45,10 @@ class Applicability:
     def _kinds(self, target: Any) -> tuple[Kind, ...]:
         if isinstance(target, (SwitchTarget, SwitchPortTarget)):
             return ((None, frozenset({target.switch.os})),)
-        return tuple(self._node_kind(node) for node in target.nodes)
+        nodes = target.nodes
+        if self._one_kind is not None and nodes:
+            return self._one_kind  # the verdict on nodes of one kind is the verdict on one of them
+        return tuple(self._node_kind(node) for node in nodes)
 
     def _node_kind(self, node: Node) -> Kind:
         kind = self._node_kinds.get(node.name)

@@ -47,6 +47,11 @@ class CheckTest:
         callspec = getattr(item, "callspec", None)
         return None if callspec is None else callspec.params.get(self.scope)
 
+    def skipped(self, item: pytest.Item) -> bool:
+        """Marked to be skipped: by a skip marker of the item's own (a not-applicable check, a parameter's
+        marker, the function's) or above its function."""
+        return self.skipped_above or any(mark.name == "skip" for mark in item.own_markers)
+
 
 class CheckTests:
     """The ``CheckTest`` of each item, read from the first item of its test function and reused for the rest."""
@@ -61,11 +66,6 @@ class CheckTests:
             skipped_above = item.parent is not None and item.parent.get_closest_marker("skip") is not None
             test = self._tests[key] = CheckTest(check_id_of(item), target_of(item)[0], skipped_above)
         return test
-
-    def skipped(self, item: pytest.Item) -> bool:
-        """Marked to be skipped: by a skip marker of its own (a not-applicable check, a parameter's marker, the
-        function's) or above its function."""
-        return self.of(item).skipped_above or any(mark.name == "skip" for mark in item.own_markers)
 
     def check_id(self, item: pytest.Item) -> str | None:
         return self.of(item).check_id

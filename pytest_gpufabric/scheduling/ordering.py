@@ -21,7 +21,11 @@ def round_numbers(items: Sequence[Item], resources_of: Callable[[Item], Iterable
     numbers = []
     for item in items:
         resources = tuple(resources_of(item))
-        number = max((next_free.get(resource, 0) for resource in resources), default=0)
+        number = 0
+        for resource in resources:
+            free = next_free.get(resource, 0)
+            if free > number:
+                number = free
         for resource in resources:
             next_free[resource] = number + 1
         numbers.append(number)

@@ -25,7 +25,7 @@ from pytest_gpufabric.checks.localization import (
     summary_lines,
 )
 from pytest_gpufabric.errors import UsageError
-from pytest_gpufabric.items import CheckTests
+from pytest_gpufabric.items import CheckTest, CheckTests
 from pytest_gpufabric.results import PROPERTY_KEY
 from pytest_gpufabric.scheduling.locks import ResourceLocks
 from pytest_gpufabric.scheduling.ordering import order_items_in_rounds
@@ -113,10 +113,18 @@ class SchedulingPlugin:
     @pytest.hookimpl(tryfirst=True)  # before a worker reports its collection: the estimate is written by then
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """The rounds of the final items (after -k, --lf and every other selection), and the sweep estimate."""
-        rail_items = [item for item in session.items if self._rail_item(item) and not self.tests.skipped(item)]
-        tests = self.tests
-        plans = plan_rounds(rail_items, lambda item: str(tests.check_id(item)), lambda item: item.nodeid,
-                            lambda item: ordering_keys(tests.target(item)), tests.target)
+        members: list[tuple[str, str, NodePairTarget]] = []  # (node id, check id, node pair) of each rail item
+        rail_checks: dict[CheckTest, bool] = {}
+        for item in session.items:
+            test = self.tests.of(item)
+            rail_check = rail_checks.get(test)
+            if rail_check is None:
+                rail_check = rail_checks[test] = self._rail_check(test.check_id)
+            target = test.target(item) if rail_check else None
+            if isinstance(target, NodePairTarget) and not test.skipped(item):
+                members.append((item.nodeid, str(test.check_id), target))
+        plans = plan_rounds(members, lambda member: member[1], lambda member: member[0],
+                            lambda member: (member[2].a.name, member[2].b.name), lambda member: member[2])
         self.engine.plan(plans)
         sweeps = planned_sweeps(plans)
         if not hasattr(self.config, "workerinput"):
@@ -142,10 +150,14 @@ class SchedulingPlugin:
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         """Shared (read-only) items first, then the traffic items in rounds (pairs are collected in round order)."""
         shared, exclusive = [], []
+        exclusive_tests: dict[CheckTest, bool] = {}
         for item in items:
             test = self.tests.of(item)
-            target = test.target(item)
-            if target is not None and test.check_id is not None and is_exclusive(test.check_id):
+            is_traffic = exclusive_tests.get(test)
+            if is_traffic is None:
+                is_traffic = exclusive_tests[test] = test.check_id is not None and is_exclusive(test.check_id)
+            target = test.target(item) if is_traffic else None
+            if target is not None:
                 exclusive.append((item, ordering_keys(target)))
             else:
                 shared.append(item)
