@@ -53,6 +53,15 @@ def describe_ssh_failure(exc: BaseException) -> str:
     return f"SSH error: {type(exc).__name__}: {exc}"
 
 
+def send_small_packets_at_once(conn: Connection) -> None:
+    """Turn Nagle's algorithm off on the connection's socket (TCP_NODELAY). Every command sends small
+    packets back to back (channel open, exec request); with Nagle on, the second waits for the first one's
+    delayed ACK: measured over the lab's sshd, 50-55 ms a command on a reused connection, 15-20 ms without."""
+    sock = conn.transport.sock if conn.transport is not None else None
+    if isinstance(sock, socket.socket) and sock.family in (socket.AF_INET, socket.AF_INET6):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+
 class SshTransport:
     """Opens at most one connection per node per process and reuses it for every command.
     A node whose connection failed is not retried in this process: its later items error at once."""
@@ -102,6 +111,7 @@ class SshTransport:
         except Exception as exc:  # paramiko raises many unrelated types; all mean "no connection"
             self._failures[node] = describe_ssh_failure(exc)
             raise TransportError(node, self._failures[node]) from None
+        send_small_packets_at_once(conn)
         self.connections_opened[node] = self.connections_opened.get(node, 0) + 1
         self._connections[node] = conn
         return conn

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import time
 import uuid
 from dataclasses import replace
@@ -44,6 +45,16 @@ def test_one_connection_per_node_is_reused_for_every_command(sshd: LoopbackSshd)
     assert t.connections_opened == {"n1": 1}
     time.sleep(0.2)
     assert sshd.accepted_logins() - before == 1
+
+
+def test_commands_do_not_wait_for_delayed_acks(sshd: LoopbackSshd) -> None:
+    t = transport(sshd)
+    try:
+        t.connect("n1")
+        sock = t._connections["n1"].transport.sock  # the connection's own TCP socket
+        assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
+    finally:
+        t.close()
 
 
 def test_values_reach_the_node_exactly_as_quoted(sshd: LoopbackSshd) -> None:
