@@ -41,6 +41,10 @@ class InterruptAfter:
 
 
 def pytest_configure(config):
+    # Ctrl-C as in a terminal, also where the run inherited SIGINT ignored (a job started in the background)
+    # or blocked (a parent that held its stop signals while it started this run)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {{signal.SIGINT}})
     config.pluginmanager.register(InterruptAfter({INTERRUPT_AFTER}), "interrupt-after")
 """
 
