@@ -53,13 +53,18 @@ def judge(expectation: Expectation, measured: Any, where: str, detail: str = "")
     )
 
 
+def measurement_lines(m: Measurement, indent: str) -> list[str]:
+    """A failing value as the messages show it: what was measured, and what was expected with its source."""
+    return [f"{indent}measured: {m.where}: {m.name} = {m.measured!r}{' ' + m.unit if m.unit else ''}"
+            f"{' (' + m.detail + ')' if m.detail else ''}",
+            f"{indent}expected: {m.expected}   [source: {m.source}]"]
+
+
 def failure_message(check_id: str, title: str, target_id: str, failed: list[Measurement], hint: str | None) -> str:
     """The text shown in the terminal, the HTML report and Allure for a failed check."""
     lines = [f"{check_id} {title}: FAILED at {target_id}"]
     for m in failed:
-        lines.append(f"  measured: {m.where}: {m.name} = {m.measured!r}{' ' + m.unit if m.unit else ''}"
-                     f"{' (' + m.detail + ')' if m.detail else ''}")
-        lines.append(f"  expected: {m.expected}   [source: {m.source}]")
+        lines.extend(measurement_lines(m, "  "))
     if hint:
         lines.append(f"  hint: {hint}")
     return "\n".join(lines)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pytest_gpufabric.targets import NicPairTarget
-from pytest_gpufabric.verdict import Measurement
+from pytest_gpufabric.verdict import Measurement, measurement_lines
 
 NEGATED_OP = {">=": "<", ">": "<=", "<=": ">", "<": ">=", "==": "!=", "!=": "==", "in": "not in"}
 LOWER_IS_WORSE = (">=", ">")
@@ -86,9 +86,7 @@ def rails_message(check_id: str, title: str, target_id: str, records: Sequence[d
     for record in bad:
         lines.append(f"  {record['message']}")
         for m in failed.get(record["pair"], []):
-            lines.append(f"    measured: {m.where}: {m.name} = {m.measured!r}{' ' + m.unit if m.unit else ''}"
-                         f"{' (' + m.detail + ')' if m.detail else ''}")
-            lines.append(f"    expected: {m.expected}   [source: {m.source}]")
+            lines.extend(measurement_lines(m, "    "))
     if hint:
         lines.append(f"  hint: {hint}")
     return "\n".join(lines)
