@@ -13,7 +13,7 @@ from pytest_gpufabric.parsers.ufw_conf import parse_ufw_conf
 
 PROCESS_NAMES = "cat /proc/[0-9]*/comm"
 UFW_CONF = "/etc/ufw/ufw.conf"
-DAEMONS = {"firewalld": "firewalld"}  # service -> program (the kernel keeps its first 15 characters)
+DAEMONS = {"firewalld": "firewalld", "nvidia-fabricmanager": "nv-fabricmanager"}  # service -> program (the kernel keeps its first 15 characters)
 ACTIVE, INACTIVE = "active", "inactive"
 
 

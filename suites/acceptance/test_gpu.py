@@ -7,6 +7,7 @@ import pytest
 from pytest_gpufabric.checks.drivers import missing_modules
 from pytest_gpufabric.checks.gpu import bus_mismatches, non_xgmi_pairs, weakest_gpu_links
 from pytest_gpufabric.checks.node_facts import loaded_modules
+from pytest_gpufabric.checks.service_facts import service_states
 from pytest_gpufabric.context import CheckContext
 from pytest_gpufabric.parsers.cuda_samples import parse_device_query
 from pytest_gpufabric.parsers.gdrcopy import parse_gdrcopy_sanity
@@ -18,6 +19,8 @@ from pytest_gpufabric.parsers.nvidia_smi import (
 )
 from pytest_gpufabric.parsers.rocm_smi import parse_rocm_smi_showbus, parse_rocm_smi_showtopotype
 from pytest_gpufabric.targets import GpuTarget, NodeTarget
+
+FABRIC_MANAGER = "nvidia-fabricmanager"
 
 
 def _amd(node: NodeTarget) -> bool:
@@ -61,11 +64,11 @@ def test_nvlinks_up(gpu: GpuTarget, gpufabric: CheckContext) -> None:
 
 @pytest.mark.check("GPU-004")
 def test_fabric_manager(node: NodeTarget, gpufabric: CheckContext) -> None:
-    state = gpufabric.run(node.id, "systemctl is-active nvidia-fabricmanager").stdout.strip() or "unknown"
+    service = service_states(gpufabric, node.id, (FABRIC_MANAGER,))
     fabrics = gpufabric.parse(parse_nvidia_smi_fabric, gpufabric.run(node.id, "nvidia-smi -q"))
     pending = [f"{f.bus_id}: {f.state}/{f.status}" for f in fabrics if (f.state, f.status) != ("Completed", "Success")]
     gpufabric.expect_each([
-        ("service_state", state, None, "systemctl is-active nvidia-fabricmanager"),
+        ("service_state", service.states[FABRIC_MANAGER], None, service.source),
         ("gpus_not_trained", len(pending), None, "; ".join(pending)),
     ])
 

@@ -43,6 +43,13 @@ def test_a_running_daemon_is_active() -> None:
     assert states.active == ["firewalld"]
 
 
+def test_fabric_manager_runs_under_its_cut_program_name() -> None:
+    # nv-fabricmanager (16 characters) is nv-fabricmanage in the process table
+    running = (PROCESSES[0] + "nv-fabricmanage\n", "", 0)
+    assert service_states(context({PROCESS_NAMES: running}), "h200", ("nvidia-fabricmanager",)).active == ["nvidia-fabricmanager"]
+    assert service_states(context({PROCESS_NAMES: PROCESSES}), "h200", ("nvidia-fabricmanager",)).active == []
+
+
 def test_enabled_ufw_is_active() -> None:
     enabled = (UFW_DEFAULT[0].replace("ENABLED=no", "ENABLED=yes"), "", 0)
     states = service_states(context({PROCESS_NAMES: PROCESSES, "cat /etc/ufw/ufw.conf": enabled}), "h200", FIREWALLS)
