@@ -10,8 +10,9 @@ import pytest
 
 from pytest_gpufabric.catalog import CheckSpec
 from pytest_gpufabric.errors import MeasurementMissing, ParseError
+from pytest_gpufabric.evidence_runner import EvidenceRunner, RunFunc
 from pytest_gpufabric.expectations import Profile
-from pytest_gpufabric.measuring.rails import Measure, RailMeasurement, RunFunc, measure_rails
+from pytest_gpufabric.measuring.rails import Measure, RailMeasurement, measure_rails
 from pytest_gpufabric.measuring.verdicts import pair_record, rails_message
 from pytest_gpufabric.targets import NicPairTarget
 from pytest_gpufabric.transport.base import CommandResult
@@ -32,7 +33,7 @@ def parse_output(parse: Callable[[str], T], result: CommandResult) -> T:
 
 
 @dataclass
-class CheckContext:
+class CheckContext(EvidenceRunner):
     """Given to each check as the ``gpufabric`` fixture.
 
     ``run`` reaches a node through the session's transport (live, recorded or replayed) and keeps the
@@ -52,12 +53,6 @@ class CheckContext:
     fanout: int = 1  # NIC pairs measured at once
     pairs: list[dict[str, Any]] = field(default_factory=list)  # one verdict record per NIC pair
     measurer: Callable[[Measure[Any]], list[RailMeasurement[Any]]] | None = None  # the round engine, when planned
-
-    def run(self, node: str, command: str, *, timeout_s: float | None = None, cached: bool = False) -> CommandResult:
-        """Run a read-only ``command`` on ``node``; ``cached`` reuses an identical earlier run in this process."""
-        result = self._run(node, command, timeout_s, cached)
-        self.commands.append(result)
-        return result
 
     def parse(self, parse: Callable[[str], T], result: CommandResult, *, cached: bool = False) -> T:
         """Parse a command's stdout; an unusable output is an error naming node and command. ``cached`` reuses

@@ -1,16 +1,12 @@
-"""Perftest orchestration: a server in the background on one node, a client on another, always cleaned up.
+"""Perftest orchestration: the server and its client side by side on two nodes, the server always ended.
 
-The sequence of one run, three commands through the check context (so it is recorded and replayed):
-
-1. start the server bounded in time, in the background, its output in a log named after the item, keep its PID,
-   and wait (bounded, on the node) until it listens on its port; a server that never listens is a setup error
-   of the item (MeasurementMissing naming the port and the server's own words, e.g. "Couldn't listen to port
-   18600");
-2. run the client to the end;
-3. in every case stop the server by its PID (after a bounded wait for its end), keeping its log, and remove the log.
-
-A client that could not connect or found no device is a setup error as well; a run that completed with
-errors ("Failed status 12") or with low bandwidth is judged by the check (a failure with the hint).
+One run is two commands at once through the check context (so it is recorded and replayed, in a fixed order):
+the server on one node, bounded in time, and the client on the other, which tries again while the server is
+not listening yet (``perf_commands``). A server still running shortly after its client ended is stopped by its
+PID (a third command). A client that could not connect, found no device or clashed on a port is a setup error
+of the item (MeasurementMissing); when the server ended on its own first, the message gives the server's own
+words instead (e.g. "Couldn't listen to port 18600"). A run that completed with errors ("Failed status 12") or
+with low bandwidth is judged by the check (a failure with the hint).
 """
 
 from __future__ import annotations
@@ -21,17 +17,17 @@ from typing import Protocol
 
 from pytest_gpufabric.checks.perf_commands import (
     CLIENT_TIMEOUT_S,
-    KILL_AFTER_S,
+    CONNECT_TIMEOUT_S,
     END_WAIT_S,
-    READY_TIMEOUT_S,
+    SERVER_LIFETIME_S,
     PerftestEnd,
     client_command,
     log_path,
-    parse_pid,
+    pid_path,
     server_command,
     stop_command,
 )
-from pytest_gpufabric.errors import GpufabricError, MeasurementMissing, ParseError
+from pytest_gpufabric.errors import MeasurementMissing, ParseError
 from pytest_gpufabric.parsers.perftest import (
     PORT_IN_USE,
     PerftestResult,
@@ -42,16 +38,21 @@ from pytest_gpufabric.parsers.perftest import (
     typical_latency_us,
 )
 from pytest_gpufabric.transport.base import CommandResult
+from pytest_gpufabric.transport.beside import BesideResults, Call
 from pytest_gpufabric.verdict import Judged
 
 SETUP_ERROR_KINDS = ("port_in_use", "connection", "no_device")
 STEP_SLACK_S = 15.0
+CLIENT_CALL_TIMEOUT_S = CONNECT_TIMEOUT_S + CLIENT_TIMEOUT_S + STEP_SLACK_S
 
 
 class Runner(Protocol):
     """What orchestration needs of the check context."""
 
     def run(self, node: str, command: str, *, timeout_s: float | None = None, cached: bool = False) -> CommandResult: ...
+
+    def run_beside(self, backgrounds: Sequence[Call], foregrounds: Sequence[Call], stops: Sequence[Call],
+                   grace_s: float) -> BesideResults: ...
 
 
 @dataclass(frozen=True)
@@ -86,97 +87,92 @@ def _tail(text: str, lines: int = 3) -> str:
     return " | ".join(line.strip() for line in text.strip().splitlines()[-lines:]) or "(empty)"
 
 
-def start_server(ctx: Runner, leg: PerftestLeg, log: str) -> int:
-    """Start the leg's server and wait until it listens; its PID. MeasurementMissing when it did not start or
-    never listened (then it is stopped, its own words in the message)."""
-    started = ctx.run(leg.server_node, server_command(leg.tool, leg.server, leg.port, log, leg.flags, leg.extra),
-                      timeout_s=READY_TIMEOUT_S + STEP_SLACK_S)
-    pid = parse_pid(started.stdout)
-    if pid is None:
-        raise MeasurementMissing(f"{leg.label}: perftest server on {leg.server_node} did not start "
-                                 f"(exit {started.exit_code}): {_tail(started.stdout + started.stderr)}")
-    if started.exit_code == 0:
-        return pid
-    said = stop_server(ctx, leg, pid, log)
-    why = "ended before listening" if started.exit_code == 3 else "did not listen in time"
-    clash = next((line.strip() for line in said.splitlines() if PORT_IN_USE.search(line)), None)
-    raise MeasurementMissing(f"{leg.label}: perftest server on {leg.server_node} {why} on port {leg.port}"
-                             + (f" (port clash): {clash}" if clash else f": {_tail(said)}"))
+def _server_calls(check_id: str, target_id: str, leg: PerftestLeg) -> tuple[Call, Call]:
+    """The leg's server command and its stop command."""
+    pid_file = pid_path(check_id, target_id, leg.role)
+    server = server_command(leg.tool, leg.server, leg.port, pid_file, leg.flags, leg.extra)
+    return ((leg.server_node, server, SERVER_LIFETIME_S + STEP_SLACK_S),
+            (leg.server_node, stop_command(pid_file), STEP_SLACK_S))
 
 
-def stop_server(ctx: Runner, leg: PerftestLeg, pid: int, log: str) -> str:
-    """Stop the leg's server (after a bounded wait for its end) and remove its log; the log's text."""
-    return ctx.run(leg.server_node, stop_command(pid, log), timeout_s=END_WAIT_S + STEP_SLACK_S).stdout
+def _client(leg: PerftestLeg) -> str:
+    return client_command(leg.tool, leg.client, leg.server.address, leg.port, leg.flags, leg.extra)
 
 
-def _stop_quietly(ctx: Runner, leg: PerftestLeg, pid: int, log: str) -> None:
-    """Stop a server on a path that already fails (its own error must not hide the first one)."""
-    try:
-        stop_server(ctx, leg, pid, log)
-    except GpufabricError:
-        pass
-
-
-def raise_on_setup_error(leg: PerftestLeg, result: PerftestResult) -> None:
-    """A client that could not connect, found no device or clashed on a port: setup error, not a measurement."""
+def raise_on_setup_error(leg: PerftestLeg, result: PerftestResult, server: CommandResult, server_stopped: bool) -> None:
+    """A client that could not connect, found no device or clashed on a port: setup error, not a measurement.
+    When the server ended on its own before its client connected, its own words say why."""
     error = primary_error(result)
-    if error is not None and error.kind in SETUP_ERROR_KINDS:
-        raise MeasurementMissing(f"{leg.label}: perftest client could not run ({error.kind}): {error.line}")
+    if error is None or error.kind not in SETUP_ERROR_KINDS:
+        return
+    if error.kind == "connection" and not server_stopped:
+        said = server.stdout + server.stderr
+        clash = next((line.strip() for line in said.splitlines() if PORT_IN_USE.search(line)), None)
+        raise MeasurementMissing(f"{leg.label}: perftest server on {leg.server_node} ended before its client connected "
+                                 f"on port {leg.port} (exit {server.exit_code})"
+                                 + (f" (port clash): {clash}" if clash else f": {_tail(said)}"))
+    raise MeasurementMissing(f"{leg.label}: perftest client could not run ({error.kind}): {error.line}")
 
 
-def parse_client(leg: PerftestLeg, result: CommandResult) -> PerftestResult:
+def parse_client(leg: PerftestLeg, result: CommandResult, server: CommandResult, server_stopped: bool) -> PerftestResult:
     try:
         parsed = parse_perftest(result.stdout)
     except ParseError as exc:
         raise MeasurementMissing(f"{leg.label}: {result.node}: `{result.command}` (exit {result.exit_code}): {exc}") from None
-    raise_on_setup_error(leg, parsed)
+    raise_on_setup_error(leg, parsed, server, server_stopped)
     return parsed
 
 
 def run_leg(ctx: Runner, check_id: str, target_id: str, leg: PerftestLeg) -> PerftestOutcome:
-    """Run one directed perftest (steps 1-3 of the module docstring)."""
-    log = log_path(check_id, target_id, leg.role)
-    pid = start_server(ctx, leg, log)
-    try:
-        client = ctx.run(leg.client_node, client_command(leg.tool, leg.client, leg.server.address, leg.port, leg.flags, leg.extra),
-                         timeout_s=CLIENT_TIMEOUT_S + KILL_AFTER_S + STEP_SLACK_S)
-    except GpufabricError:
-        _stop_quietly(ctx, leg, pid, log)
-        raise
-    server_log = stop_server(ctx, leg, pid, log)
-    return PerftestOutcome(leg, parse_client(leg, client), server_log)
+    """Run one directed perftest: server and client side by side, the server stopped if it outlives its client."""
+    return run_legs(ctx, check_id, target_id, [leg])[0]
+
+
+def run_legs(ctx: Runner, check_id: str, target_id: str, legs: Sequence[PerftestLeg]) -> list[PerftestOutcome]:
+    """Run directed perftests one after the other (a NIC pair both ways: S4, then roles swapped). Every
+    server is started at once, so a later leg's client finds its server listening when the earlier leg ends;
+    legs whose servers would share a node's port run in later groups."""
+    outcomes: list[PerftestOutcome] = []
+    for group in _groups_by_server_port(legs):
+        calls = [_server_calls(check_id, target_id, leg) for leg in group]
+        done = ctx.run_beside([server for server, _ in calls], [(leg.client_node, _client(leg), CLIENT_CALL_TIMEOUT_S) for leg in group],
+                              [stop for _, stop in calls], END_WAIT_S)
+        outcomes += [PerftestOutcome(leg, parse_client(leg, client, served, stop is not None), served.stdout)
+                     for leg, client, served, stop in zip(group, done.foregrounds, done.backgrounds, done.stops)]
+    return outcomes
+
+
+def _groups_by_server_port(legs: Sequence[PerftestLeg]) -> list[list[PerftestLeg]]:
+    """Consecutive legs, split where a leg's server would listen on a port of a node that an earlier server
+    of its group listens on."""
+    groups: list[list[PerftestLeg]] = []
+    for leg in legs:
+        if not groups or (leg.server_node, leg.port) in {(other.server_node, other.port) for other in groups[-1]}:
+            groups.append([])
+        groups[-1].append(leg)
+    return groups
 
 
 def concurrent_client_command(commands: Sequence[str], logs: Sequence[str]) -> str:
     """All clients at once, each into its own log, waiting for every one (PERF-006, S2 multithread)."""
-    started = " ".join(f"{command.removesuffix(' 2>&1')} > {log} 2>&1 &" for command, log in zip(commands, logs))
+    started = " ".join(f"{{ {command}; }} > {log} 2>&1 &" for command, log in zip(commands, logs))
     return f"{started} wait"
 
 
 def run_concurrent_legs(ctx: Runner, check_id: str, target_id: str, legs: Sequence[PerftestLeg]) -> list[PerftestOutcome]:
-    """Start every leg's server, then every client at once on the client node (legs share one client node)."""
+    """Every leg's server, and beside them every client at once on the client node (legs share one client node)."""
     client_nodes = {leg.client_node for leg in legs}
     if len(client_nodes) != 1:
         raise ValueError(f"concurrent legs must share one client node, got {sorted(client_nodes)}")
-    started: list[tuple[PerftestLeg, int, str]] = []
-    stopped = False
-    try:
-        for leg in legs:
-            log = log_path(check_id, target_id, leg.role)
-            started.append((leg, start_server(ctx, leg, log), log))
-        client_logs = [log_path(check_id, target_id, f"{leg.role}-client") for leg in legs]
-        commands = [client_command(leg.tool, leg.client, leg.server.address, leg.port, leg.flags, leg.extra) for leg in legs]
-        node = legs[0].client_node
-        ctx.run(node, concurrent_client_command(commands, client_logs), timeout_s=CLIENT_TIMEOUT_S + KILL_AFTER_S + STEP_SLACK_S)
-        clients = [ctx.run(node, f"cat {client_log}; rm -f {client_log}", timeout_s=STEP_SLACK_S) for client_log in client_logs]
-        server_logs = [stop_server(ctx, leg, pid, log) for leg, pid, log in started]
-        stopped = True
-        return [PerftestOutcome(leg, parse_client(leg, client), server_log)
-                for (leg, _, _), client, server_log in zip(started, clients, server_logs)]
-    finally:
-        if not stopped:
-            for leg, pid, log in started:
-                _stop_quietly(ctx, leg, pid, log)
+    node = legs[0].client_node
+    calls = [_server_calls(check_id, target_id, leg) for leg in legs]
+    client_logs = [log_path(check_id, target_id, f"{leg.role}-client") for leg in legs]
+    clients = concurrent_client_command([_client(leg) for leg in legs], client_logs)
+    done = ctx.run_beside([server for server, _ in calls], [(node, clients, CLIENT_CALL_TIMEOUT_S)],
+                          [stop for _, stop in calls], END_WAIT_S)
+    printed = [ctx.run(node, f"cat {client_log}; rm -f {client_log}", timeout_s=STEP_SLACK_S) for client_log in client_logs]
+    return [PerftestOutcome(leg, parse_client(leg, client, served, stop is not None), served.stdout)
+            for leg, client, served, stop in zip(legs, printed, done.backgrounds, done.stops)]
 
 
 def bandwidth_judgements(outcome: PerftestOutcome, name: str = "average_bw_gbps") -> list[Judged]:

@@ -1,13 +1,17 @@
-"""Command lines of the perftest runs, as pure functions: three SSH commands per run, no fixed sleep.
+"""Command lines of the perftest runs, as pure functions: two SSH commands per run, side by side, no fixed sleep.
 
-1. ``server_command``: start the server in the background (its output in a log), print its PID and wait on its
-   node until it listens on its port (polled by the node's own shell, ``POLL_INTERVAL_S`` apart, bounded);
-2. ``client_command``: run the client to the end;
-3. ``stop_command``: wait (bounded) for the server to end, print its log, stop it by its PID, remove the log.
+1. ``server_command``: run the server in the foreground of its command (its output is the command's), its PID
+   in a file while it runs;
+2. ``client_command``, at the same time on the other node: run the client to the end; while the server is not
+   listening yet ("Couldn't connect"), try again after ``RETRY_PAUSES_S``, for at most ``CONNECT_TIMEOUT_S``;
+3. ``stop_command``, only for a server still running ``END_WAIT_S`` after its client ended: stop it by its PID.
 
-Every string is deterministic for a given item, so a recording made live replays offline: the log file of
-a server is named after the check, the pair and the direction, never after a random temporary name. The
-server runs in the background on its node, bounded on the remote side by ``timeout --kill-after``.
+Each command is bounded on its node by the transport (``timeout --kill-after`` around the whole command, with
+the call's time limit: ``SERVER_LIFETIME_S``, ``CLIENT_TIMEOUT_S``), so nothing outlives its run.
+
+Every string is deterministic for a given item, so a recording made live replays offline: the PID file of a
+server (and the log of a concurrent client) is named after the check, the pair and the direction, never
+after a random temporary name.
 
 Ports: a perftest server listens on one TCP port for the out-of-band exchange. Concurrent tests never share
 a NIC (the scheduler holds a lock per NIC), so a port derived from the server NIC's rail is distinct among
@@ -29,11 +33,12 @@ BW_FLAGS = ("-x", "3", "-a", "-b", "-F", "--report_gbits")
 LAT_FLAGS = ("-x", "3", "-a", "-F")
 # S0 2.8.2 runs ib_write_bw with 4 queue pairs (-q 4); S1 does the same with ib_send_bw.
 QUEUE_PAIRS = 4
-SERVER_LIFETIME_S = 300  # bound of a background server on its node
-CLIENT_TIMEOUT_S = 240
-KILL_AFTER_S = 5
-POLL_INTERVAL_S = 0.02  # readiness and end polls run on the node (no round trip per poll)
-READY_TIMEOUT_S = 10.0  # longest wait for a server to listen
+SERVER_LIFETIME_S = 300  # time limit of a server's command
+CLIENT_TIMEOUT_S = 240  # time limit of a client's run (its command's limit adds CONNECT_TIMEOUT_S)
+# Pauses between a client's connection attempts, on its node (no round trip per attempt): doubling from 50 ms
+# to 200 ms, so that a server slow to start (a loaded node) is not met by a storm of attempts.
+RETRY_PAUSES_S = (0.05, 0.1, 0.2)
+CONNECT_TIMEOUT_S = 10.0  # longest a client tries to reach a server that is starting beside it
 END_WAIT_S = 2.0  # longest wait for a server to end after its client (then it is stopped)
 LOG_DIR = "/tmp"
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -46,10 +51,15 @@ def port_for(rail: int, offset: int = 0) -> int:
     return BASE_PORT + rail + 64 * offset
 
 
-def log_path(check_id: str, target_id: str, role: str) -> str:
-    """A log file name derived from the item alone (deterministic, safe for the shell and the file system)."""
+def log_path(check_id: str, target_id: str, role: str, suffix: str = "log") -> str:
+    """A file name derived from the item alone (deterministic, safe for the shell and the file system)."""
     name = _SAFE.sub("_", f"gpufabric-{check_id}-{target_id}-{role}").strip("_")
-    return f"{LOG_DIR}/{name}.log"
+    return f"{LOG_DIR}/{name}.{suffix}"
+
+
+def pid_path(check_id: str, target_id: str, role: str) -> str:
+    """The file that holds a running server's PID (for ``stop_command``)."""
+    return log_path(check_id, target_id, role, "pid")
 
 
 @dataclass(frozen=True)
@@ -80,47 +90,35 @@ def perftest_words(tool: str, end: PerftestEnd, port: int, flags: tuple[str, ...
     return words
 
 
-def _poll(body: str, bound_s: float) -> str:
-    """A shell loop running ``body`` every ``POLL_INTERVAL_S`` at most ``bound_s`` (``body`` leaves it)."""
-    return f"for i in $(seq {round(bound_s / POLL_INTERVAL_S)}); do {body}; sleep {POLL_INTERVAL_S:g}; done"
-
-
-def running(pid: str) -> str:
-    """True while ``pid`` runs: neither gone nor a zombie (an orphaned server may wait to be reaped). Shell
-    built-ins only (the state is the third field of /proc/PID/stat; the command is ``timeout``, one word)."""
-    return f'{{ read -r _ _ state _ < /proc/{pid}/stat; }} 2>/dev/null && [ "$state" != Z ]'
-
-
-def server_command(tool: str, end: PerftestEnd, port: int, log: str, flags: tuple[str, ...] = BW_FLAGS,
+def server_command(tool: str, end: PerftestEnd, port: int, pid_file: str, flags: tuple[str, ...] = BW_FLAGS,
                    extra: tuple[str, ...] = ()) -> str:
-    """Start the server in the background, bounded in time, and print its PID; then wait until a TCP listener
-    on ``port`` exists: exit 0 listening, 3 when the server ended first, 124 when it did not listen in time."""
-    words = ["timeout", f"--kill-after={KILL_AFTER_S}", str(SERVER_LIFETIME_S), *perftest_words(tool, end, port, flags, extra)]
-    ready = _poll(f"ss -Hltn 'sport = :{port}' | grep -q . && exit 0; {running('$pid')} || exit 3", READY_TIMEOUT_S)
-    return f"{sh(*words)} < /dev/null > {sh(log)} 2>&1 & pid=$!; echo $pid; {ready}; exit 124"
+    """Run the server; its PID in ``pid_file`` while it runs; its output and status are the command's
+    (``STOPPED_EXIT`` of ``transport.beside`` when ``stop_command`` stopped it)."""
+    words = perftest_words(tool, end, port, flags, extra)
+    return f"{sh(*words)} < /dev/null 2>&1 & echo $! > {sh(pid_file)}; wait $!; rc=$?; rm -f {sh(pid_file)}; exit $rc"
 
 
 def client_command(tool: str, end: PerftestEnd, server_address: str, port: int, flags: tuple[str, ...] = BW_FLAGS,
                    extra: tuple[str, ...] = ()) -> str:
-    """Run the client to the end, bounded in time, sourcing its traffic from its own NIC address."""
-    words = ["timeout", f"--kill-after={KILL_AFTER_S}", str(CLIENT_TIMEOUT_S), *perftest_words(tool, end, port, flags, extra),
-             f"--bind_source_ip={end.address}", server_address]
-    return f"{sh(*words)} 2>&1"
+    """Run the client to the end, sourcing its traffic from its own NIC address; while its server is not
+    listening yet, try again (bounded); print the last attempt's output, exit with its status."""
+    words = [*perftest_words(tool, end, port, flags, extra), f"--bind_source_ip={end.address}", server_address]
+    first = RETRY_PAUSES_S[0]
+    return (f"p={first:g} m={round(first * 1000)} w=0; while :; do out=$({sh(*words)} 2>&1); rc=$?; "
+            f"case $out in *\"Couldn't connect\"*) ;; *) break;; esac; {_pause_or_give_up()}; done; "
+            f"printf '%s\\n' \"$out\"; exit $rc")
 
 
-def stop_command(pid: int, log: str) -> str:
-    """Wait (bounded) for the server to end, print its log, stop it by its PID (it may have ended), remove the
-    log; always exit 0."""
-    ended = _poll(f"{running(str(pid))} || break", END_WAIT_S)
-    return f"{ended}; cat {sh(log)} 2>/dev/null; kill {pid} 2>/dev/null; rm -f {sh(log)}; true"
+def _pause_or_give_up() -> str:
+    """Shell words: leave the loop once the pauses reach ``CONNECT_TIMEOUT_S`` (``w`` ms), else pause ``p`` s
+    (``m`` ms) and take the next pause of ``RETRY_PAUSES_S`` (the last one repeats)."""
+    longer = " ".join(f"{a:g}) p={b:g} m={round(b * 1000)};;" for a, b in zip(RETRY_PAUSES_S, RETRY_PAUSES_S[1:]))
+    return f"[ $w -lt {round(CONNECT_TIMEOUT_S * 1000)} ] || break; sleep $p; w=$((w + m)); case $p in {longer} esac"
 
 
-def parse_pid(stdout: str) -> int | None:
-    """The PID the server command printed (its first line), or None when that is not a number."""
-    lines = [line.strip() for line in stdout.splitlines() if line.strip()]
-    if not lines or not lines[0].isdigit():
-        return None
-    return int(lines[0])
+def stop_command(pid_file: str) -> str:
+    """Stop a server by the PID in its file (the file is gone once it ended); always exit 0."""
+    return f"{{ read -r pid < {sh(pid_file)} && kill \"$pid\"; }} 2>/dev/null; true"
 
 
 def first_core(cpulist: str) -> int | None:

@@ -8,8 +8,8 @@ the plugin (see the script): the server listens on its ``-p`` port until its cli
 connects through the lab's leaf, holds the connection for a fixed time and prints a real captured
 ``ib_write_bw`` output (fixtures/outputs/perftest/SOURCES.md): S0 2.8.2 for a healthy pair, S0 5.1 FAQ 2
 ("Failed status 12") for a client whose server address ``inject_bad_pair`` listed in its node's
-``~/perftest-standin/bad-servers``. A shell script (sh, perl-base for the socket) starts in milliseconds, so
-the benchmark measures the scheduler and the SSH transport, not an interpreter's start-up.
+``~/perftest-standin/bad-servers``. A bash script (netcat listens, bash's ``/dev/tcp`` connects) starts in
+milliseconds, so the benchmark measures the scheduler and the SSH transport, not an interpreter's start-up.
 """
 
 from __future__ import annotations

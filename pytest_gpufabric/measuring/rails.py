@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from pytest_gpufabric.errors import GpufabricError, TransportError
+from pytest_gpufabric.evidence_runner import EvidenceRunner, RunFunc
 from pytest_gpufabric.targets import NicPairTarget
 from pytest_gpufabric.transport.base import CommandResult
 
 T = TypeVar("T")
-RunFunc = Callable[[str, str, "float | None", bool], CommandResult]
 
 
 @dataclass(frozen=True)
@@ -31,16 +31,11 @@ class RailMeasurement(Generic[T]):
 
 
 @dataclass
-class RailRunner:
+class RailRunner(EvidenceRunner):
     """Runs one NIC pair's commands through ``run`` and keeps them, in order (the ``Runner`` of the checks)."""
 
     _run: RunFunc
     commands: list[CommandResult] = field(default_factory=list)
-
-    def run(self, node: str, command: str, *, timeout_s: float | None = None, cached: bool = False) -> CommandResult:
-        result = self._run(node, command, timeout_s, cached)
-        self.commands.append(result)
-        return result
 
 
 Measure = Callable[[RailRunner, NicPairTarget], T]

@@ -77,8 +77,8 @@ def _raw_outputs(context: CheckContext) -> str:
 
 def attach_evidence(item: pytest.Item, report: pytest.TestReport, context: CheckContext, scrubber: Scrubber) -> None:
     """Add the evidence, scrubbed of secrets, to the pytest-html extras and the Allure result, when those
-    plugins are active."""
-    if item.config.pluginmanager.hasplugin("html"):
+    reports are written (``--html``, ``--alluredir``): nothing is built for a report nobody asked for."""
+    if item.config.pluginmanager.hasplugin("html") and getattr(item.config.option, "htmlpath", None):
         from pytest_html import extras
 
         report.extras = [*getattr(report, "extras", []), extras.html(scrubber.scrub(_measurement_table(context))),

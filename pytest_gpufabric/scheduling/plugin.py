@@ -229,6 +229,10 @@ class SchedulingPlugin:
         for line in lines or ["no pair failures to localize"]:
             terminalreporter.write_line(line)
 
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if exitstatus != pytest.ExitCode.INTERRUPTED:  # Ctrl-C does not wait: each command is bounded on its node
+            self.engine.close()
+
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         if self._own_lock_dir is not None:
             shutil.rmtree(self._own_lock_dir, ignore_errors=True)

@@ -1,4 +1,5 @@
-"""Run commands over SSH with fabric: one reused connection per node per process, host keys verified."""
+"""Run commands over SSH: one reused fabric connection per node per process, host keys verified; each command on
+its own session channel (``transport.channel``)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,11 @@ from dataclasses import dataclass
 
 import paramiko
 from fabric import Config, Connection
-from invoke.exceptions import CommandTimedOut
 
 from pytest_gpufabric.errors import TransportError
 from pytest_gpufabric.transport.base import CommandResult
 from pytest_gpufabric.transport.bounded import bounded_command, channel_timeout
+from pytest_gpufabric.transport.channel import run_on_channel
 
 
 @dataclass(frozen=True)
@@ -129,12 +130,14 @@ class SshTransport:
             wrapped, wait_s = command, timeout_s
         started = time.monotonic()
         try:
-            res = conn.run(wrapped, hide=True, warn=True, in_stream=False, timeout=wait_s)
-            stdout, stderr, code = res.stdout, res.stderr, res.exited
-            if code == -1:  # paramiko: the channel closed without an exit status (sshd or link gone)
+            if conn.transport is None:
+                raise ConnectionError("the connection has no transport")
+            res = run_on_channel(conn.transport, wrapped, wait_s)
+            stdout, stderr, code = res.stdout, res.stderr, res.exit_code
+            if code is None:
+                stderr, code = f"channel timed out after {wait_s:g} s", 124
+            elif code == -1:  # paramiko: the channel closed without an exit status (sshd or link gone)
                 raise ConnectionError("the channel closed without an exit status")
-        except CommandTimedOut as exc:
-            stdout, stderr, code = exc.result.stdout, f"channel timed out after {exc.timeout:g} s", 124
         except Exception as exc:  # the connection broke under the command
             self._failures[node] = f"connection lost: {describe_ssh_failure(exc)}"
             self._drop(node)

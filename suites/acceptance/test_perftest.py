@@ -15,6 +15,7 @@ from pytest_gpufabric.checks.perf import (
     latency_judgements,
     run_concurrent_legs,
     run_leg,
+    run_legs,
 )
 from pytest_gpufabric.checks.perf_commands import (
     BW_FLAGS,
@@ -39,9 +40,9 @@ SOAK_INTERVAL_S = 60  # PERF-008: one judged ib_write_bw run per minute of the s
 
 
 def _legs_measure(check_id: str, legs_of: Callable[[NicPairTarget], list[PerftestLeg]]) -> Measure[list[PerftestOutcome]]:
-    """Measure one NIC pair: its legs one after the other (logs named after the NIC pair)."""
+    """Measure one NIC pair: its legs one after the other (files named after the NIC pair)."""
     def measure(runner: RailRunner, pair: NicPairTarget) -> list[PerftestOutcome]:
-        return [run_leg(runner, check_id, pair.id, leg) for leg in legs_of(pair)]
+        return run_legs(runner, check_id, pair.id, legs_of(pair))
     return measure
 
 
@@ -88,7 +89,7 @@ def test_host_to_host_bandwidth(node_pair: NodePairTarget, gpufabric: CheckConte
         legs = pair_legs(pair.node_a, pair.nic_a, pair.node_b, pair.nic_b, tool="ib_send_bw",
                          flags=("-a", "-F", "-x", "3", "--report_gbits"), gpu_server=False, gpu_client=False,
                          cores=(cores[0], cores[1]))
-        return [run_leg(runner, gpufabric.check.id, pair.id, leg) for leg in legs]
+        return run_legs(runner, gpufabric.check.id, pair.id, legs)
     gpufabric.expect_rails(gpufabric.measure_rails(measure), _bandwidth_values)
 
 

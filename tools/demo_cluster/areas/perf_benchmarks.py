@@ -22,9 +22,8 @@ from pytest_gpufabric.checks.collectives import perf_program
 from pytest_gpufabric.checks.perf import PerftestLeg
 from pytest_gpufabric.checks.perf_commands import (
     client_command,
-    log_path,
+    pid_path,
     server_command,
-    stop_command,
 )
 from pytest_gpufabric.checks.perf_plan import BW_WITH_QPS, loopback_leg, pair_legs
 from pytest_gpufabric.commands import sh
@@ -38,7 +37,6 @@ BAD_CABLE = frozenset({("node01", "bnxt_re2"), ("node03", "bnxt_re2")})
 BAD_CABLE_FACTOR = 0.3
 STATUS_12 = (frozenset({("node02", "bnxt_re6"), ("node04", "bnxt_re6")}), "node04")
 WRONG_RESULTS = {"node03"}
-FIRST_PID = 41000
 ROW = re.compile(r"^(\s*\d+\s+\d+\s+)(\S+)(\s+)(\S+)(\s+\S+\s*)$")
 
 
@@ -95,12 +93,12 @@ def _client_output(check_id: str, leg: PerftestLeg) -> tuple[str, int]:
 
 def perftest_outputs(node: DemoNode) -> Outputs:
     outputs: Outputs = {}
-    for number, (check_id, target_id, leg) in enumerate(_legs()):
-        pid, log = FIRST_PID + number, log_path(check_id, target_id, leg.role)
+    for check_id, target_id, leg in _legs():
         if leg.server_node == node.name:
-            outputs[server_command(leg.tool, leg.server, leg.port, log, leg.flags, leg.extra)] = (f"{pid}\n", 0)
+            pid_file = pid_path(check_id, target_id, leg.role)
             factor = BAD_CABLE_FACTOR if _ends(leg) == BAD_CABLE else 1.0
-            outputs[stop_command(pid, log)] = (perftest_output(leg.server.device, leg.server.gpu_flag, factor), 0)
+            command = server_command(leg.tool, leg.server, leg.port, pid_file, leg.flags, leg.extra)
+            outputs[command] = (perftest_output(leg.server.device, leg.server.gpu_flag, factor), 0)
         if leg.client_node == node.name:
             command = client_command(leg.tool, leg.client, leg.server.address, leg.port, leg.flags, leg.extra)
             outputs[command] = _client_output(check_id, leg)

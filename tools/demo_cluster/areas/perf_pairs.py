@@ -27,8 +27,8 @@ from pytest_gpufabric.checks.perf_commands import (
     client_command,
     local_cpulist_command,
     log_path,
+    pid_path,
     server_command,
-    stop_command,
 )
 from pytest_gpufabric.checks.perf_plan import pair_legs, rail_pairs
 from pytest_gpufabric.targets import targets_for_scope
@@ -43,7 +43,6 @@ from tools.demo_cluster.areas.perf_connectivity import demo_inventory
 from tools.demo_cluster.outputs import Outputs
 from tools.demo_cluster.topology import DemoNode
 
-FIRST_PID = 52000
 CPULISTS = ("0-47,96-143", "48-95,144-191")  # slots 0-3, slots 4-7
 LATENCY_BASE_US = 2.9
 LATENCY_CAPTURE = "perftest/rxe-ib_write_lat-all-sizes.txt"
@@ -148,12 +147,11 @@ def planned_legs() -> tuple[list[Planned], list[tuple[str, list[PerftestLeg]]]]:
     return legs, groups
 
 
-def _server_steps(node: DemoNode, check_id: str, target_id: str, leg: PerftestLeg, pid: int, outputs: Outputs) -> None:
+def _server_steps(node: DemoNode, check_id: str, target_id: str, leg: PerftestLeg, outputs: Outputs) -> None:
     if leg.server_node != node.name:
         return
-    log = log_path(check_id, target_id, leg.role)
-    outputs[server_command(leg.tool, leg.server, leg.port, log, leg.flags, leg.extra)] = (f"{pid}\n", 0)
-    outputs[stop_command(pid, log)] = (_server_log(leg), 0)
+    pid_file = pid_path(check_id, target_id, leg.role)
+    outputs[server_command(leg.tool, leg.server, leg.port, pid_file, leg.flags, leg.extra)] = (_server_log(leg), 0)
 
 
 def build(node: DemoNode) -> Outputs:
@@ -162,17 +160,14 @@ def build(node: DemoNode) -> Outputs:
     for nic in me.nics:
         outputs[local_cpulist_command(nic.name)] = (CPULISTS[0 if nic.rail < 4 else 1] + "\n", 0)
     sequential, groups = planned_legs()
-    pid = FIRST_PID
     for check_id, target_id, leg in sequential:
-        pid += 1
-        _server_steps(node, check_id, target_id, leg, pid, outputs)
+        _server_steps(node, check_id, target_id, leg, outputs)
         if leg.client_node == node.name:
             command = client_command(leg.tool, leg.client, leg.server.address, leg.port, leg.flags, leg.extra)
             outputs[command] = (bw_output(leg, leg.client.gpu_flag), 0)
     for target_id, legs in groups:
         for leg in legs:
-            pid += 1
-            _server_steps(node, "PERF-006", target_id, leg, pid, outputs)
+            _server_steps(node, "PERF-006", target_id, leg, outputs)
         if legs and legs[0].client_node == node.name:
             logs = [log_path("PERF-006", target_id, f"{leg.role}-client") for leg in legs]
             commands = [client_command(leg.tool, leg.client, leg.server.address, leg.port, leg.flags, leg.extra) for leg in legs]
