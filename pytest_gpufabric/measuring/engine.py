@@ -30,6 +30,7 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
+from pytest_gpufabric.errors import MeasurementMissing
 from pytest_gpufabric.evidence_runner import RunFunc
 from pytest_gpufabric.measuring.rails import Measure, RailMeasurement, measure_one
 from pytest_gpufabric.scheduling.locks import ResourceLocks, lock_file_name
@@ -120,6 +121,7 @@ class RoundEngine:
         self._guard = threading.RLock()  # rounds start from the items' thread and from a finished round's job
         self._measure_of: dict[str, Measure[Any]] = {}  # check id -> what its NIC pairs run
         self._closing = False
+        self._interrupted = False
         self._driving: dict[str, FileLock] = {}  # check id -> this process drives its rounds (the run's driver lock)
         self._next_round: dict[str, int] = {}  # check id -> the number of the next round its driver starts
 
@@ -148,12 +150,16 @@ class RoundEngine:
             self._measured.update(measured)
         return self._restore(self._measured.pop(nodeid), rails)
 
-    def close(self) -> None:
+    def close(self, *, interrupted: bool = False) -> None:
         """Start no further round; wait for those this process still measures (bounded by their commands' own
-        time limits), then let another process drive what is left."""
+        time limits), then let another process drive what is left. ``interrupted`` (Ctrl-C): no NIC pair starts
+        any more (each one running is bounded on its nodes), nothing is waited for."""
         with self._guard:
             self._closing = True
+            self._interrupted = interrupted
             running = list(self._running.values())
+        if interrupted:
+            return
         for run in running:
             run.done.wait()
         for check_id in list(self._driving):
@@ -264,6 +270,8 @@ class RoundEngine:
                        measure: Measure[Any]) -> RailMeasurement[Any]:
         """One NIC pair, once the jobs before it on its resources have ended, holding its own locks."""
         wait(before)
+        if self._interrupted:
+            raise MeasurementMissing(f"{pair.id}: not measured: the run was interrupted")
         if self._slots is not None:
             self._slots.acquire()
         try:

@@ -230,8 +230,7 @@ class SchedulingPlugin:
             terminalreporter.write_line(line)
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        if exitstatus != pytest.ExitCode.INTERRUPTED:  # Ctrl-C does not wait: each command is bounded on its node
-            self.engine.close()
+        self.engine.close(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         if self._own_lock_dir is not None:

@@ -1,0 +1,94 @@
+"""The round engine: one driver measures a check's rounds in order, rounds overlap without a barrier, and no
+NIC, GPU or port is ever used by two measurements at once (the schedule log)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from pytest_gpufabric.checks.perf_commands import port_for
+from pytest_gpufabric.inventory import Inventory
+from pytest_gpufabric.measuring.engine import RoundEngine
+from pytest_gpufabric.measuring.rails import RailRunner
+from pytest_gpufabric.scheduling import ResourceLocks, ScheduleLog, find_overlaps
+from pytest_gpufabric.scheduling.round_plan import plan_rounds
+from pytest_gpufabric.targets import NicPairTarget, NodePairTarget, targets_for_scope
+from pytest_gpufabric.transport.base import CommandResult
+
+CHECK = "PERF-002"
+
+
+class Rig:
+    """Engines of one run (as its xdist workers would hold them), over the demo cluster's node pairs."""
+
+    def __init__(self, inventory: Inventory, tmp_path: Path) -> None:
+        self.pairs: list[NodePairTarget] = list(targets_for_scope(inventory, "node_pair"))  # type: ignore[arg-type]
+        self.plans = plan_rounds([(f"t[{pair.id}]", pair) for pair in self.pairs], lambda _: CHECK, lambda m: m[0],
+                                 lambda m: (m[1].a.name, m[1].b.name), lambda m: m[1])
+        self.tmp_path = tmp_path
+        self.log = ScheduleLog(tmp_path / "schedule.jsonl")
+        self.measured: Counter[str] = Counter()
+        self.counting = threading.Lock()
+
+    def engine(self, worker: str) -> RoundEngine:
+        engine = RoundEngine(lambda node, command, timeout_s, cached, item: CommandResult(node, command, item, "", 0, 0.0),
+                             lambda check, target: target.rail_pairs(), ResourceLocks(self.tmp_path / "locks", 60),
+                             self.tmp_path / "rounds", self.log, worker, None)
+        engine.plan(self.plans)
+        return engine
+
+    def measure(self, runner: RailRunner, pair: NicPairTarget) -> str:
+        """A rail's time grows with its number: rail 0 of a round ends long before rail 7."""
+        time.sleep(0.005 + 0.02 * pair.nic_a.rail)
+        with self.counting:
+            self.measured[pair.id] += 1
+        return runner.run(pair.node_a.name, f"probe {pair.id}").stdout  # the item the command ran under
+
+
+def _take(engine: RoundEngine, rig: Rig, items: list[str], into: dict[str, Any]) -> None:
+    for nodeid in items:
+        pair = next(pair for pair in rig.pairs if nodeid == f"t[{pair.id}]")
+        into[nodeid] = engine.measure(nodeid, pair.rail_pairs(), rig.measure)
+
+
+def test_one_process_measures_every_rail_once_rounds_overlap_and_nothing_is_shared(demo_inventory: Inventory,
+                                                                                   tmp_path: Path) -> None:
+    rig = Rig(demo_inventory, tmp_path)
+    engine = rig.engine("main")
+    got: dict[str, Any] = {}
+    _take(engine, rig, [member.nodeid for plan in rig.plans for member in plan.members], got)
+    engine.close()
+    assert len(rig.plans) > 1 and len(got) == 15  # 6 nodes: 15 node pairs, in rounds of disjoint pairs
+    for nodeid, rails in got.items():
+        assert [(rail.value, rail.error) for rail in rails] == [(nodeid, None)] * 8  # each command under its own item
+    assert set(rig.measured.values()) == {1} and len(rig.measured) == 15 * 8
+    spans = rig.log.read()
+    assert len(spans) == 120 and find_overlaps(spans) == []
+    round_of = {member.nodeid: plan.number for plan in rig.plans for member in plan.members}
+    rail0 = f"/{port_for(0)}"  # the perftest port of rail 0, on each node of the pair
+    first_rail0_of_round2 = min(s.start for s in spans if round_of[s.item] == 2 and any(r.endswith(rail0) for r in s.resources))
+    last_of_round1 = max(s.end for s in spans if round_of[s.item] == 1)
+    assert first_rail0_of_round2 < last_of_round1  # no barrier: rail 0 goes on while rail 7 of round 1 runs
+
+
+def test_one_driver_for_two_workers_whichever_round_they_ask_first(demo_inventory: Inventory, tmp_path: Path) -> None:
+    # Worker B asks for the last round first (xdist hands out chunks): it drives from round 1, and A reads.
+    rig = Rig(demo_inventory, tmp_path)
+    items = [member.nodeid for plan in rig.plans for member in plan.members]
+    halves = {"gw0": items[: len(items) // 2], "gw1": items[len(items) // 2:][::-1]}
+    got: dict[str, Any] = {}
+    engines = {worker: rig.engine(worker) for worker in halves}
+    threads = [threading.Thread(target=_take, args=(engines[worker], rig, halves[worker], got)) for worker in halves]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    for engine in engines.values():
+        engine.close()
+    assert len(got) == 15 and all(rail.value == nodeid for nodeid, rails in got.items() for rail in rails)
+    assert set(rig.measured.values()) == {1} and len(rig.measured) == 120  # each NIC pair measured once in the run
+    spans = rig.log.read()
+    assert len({span.worker for span in spans}) == 1 and find_overlaps(spans) == []
