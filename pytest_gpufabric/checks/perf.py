@@ -134,12 +134,21 @@ def run_legs(ctx: Runner, check_id: str, target_id: str, legs: Sequence[Perftest
     legs whose servers would share a node's port run in later groups."""
     outcomes: list[PerftestOutcome] = []
     for group in _groups_by_server_port(legs):
-        calls = [_server_calls(check_id, target_id, leg) for leg in group]
-        done = ctx.run_beside([server for server, _ in calls], [(leg.client_node, _client(leg), CLIENT_CALL_TIMEOUT_S) for leg in group],
-                              [stop for _, stop in calls], END_WAIT_S)
-        outcomes += [PerftestOutcome(leg, parse_client(leg, client, served, stop is not None), served.stdout)
-                     for leg, client, served, stop in zip(group, done.foregrounds, done.backgrounds, done.stops)]
+        done = _serve_beside(ctx, check_id, target_id, group, [(leg.client_node, _client(leg), CLIENT_CALL_TIMEOUT_S) for leg in group])
+        outcomes += _outcomes(group, done.foregrounds, done)
     return outcomes
+
+
+def _serve_beside(ctx: Runner, check_id: str, target_id: str, legs: Sequence[PerftestLeg], clients: Sequence[Call]) -> BesideResults:
+    """Every leg's server in the background while ``clients`` run, each server stopped if it outlives them."""
+    calls = [_server_calls(check_id, target_id, leg) for leg in legs]
+    return ctx.run_beside([server for server, _ in calls], clients, [stop for _, stop in calls], END_WAIT_S)
+
+
+def _outcomes(legs: Sequence[PerftestLeg], clients: Sequence[CommandResult], done: BesideResults) -> list[PerftestOutcome]:
+    """Each leg's client output, judged knowing whether its server ended on its own."""
+    return [PerftestOutcome(leg, parse_client(leg, client, served, stop is not None), served.stdout)
+            for leg, client, served, stop in zip(legs, clients, done.backgrounds, done.stops)]
 
 
 def _groups_by_server_port(legs: Sequence[PerftestLeg]) -> list[list[PerftestLeg]]:
@@ -165,14 +174,11 @@ def run_concurrent_legs(ctx: Runner, check_id: str, target_id: str, legs: Sequen
     if len(client_nodes) != 1:
         raise ValueError(f"concurrent legs must share one client node, got {sorted(client_nodes)}")
     node = legs[0].client_node
-    calls = [_server_calls(check_id, target_id, leg) for leg in legs]
     client_logs = [log_path(check_id, target_id, f"{leg.role}-client") for leg in legs]
     clients = concurrent_client_command([_client(leg) for leg in legs], client_logs)
-    done = ctx.run_beside([server for server, _ in calls], [(node, clients, CLIENT_CALL_TIMEOUT_S)],
-                          [stop for _, stop in calls], END_WAIT_S)
+    done = _serve_beside(ctx, check_id, target_id, legs, [(node, clients, CLIENT_CALL_TIMEOUT_S)])
     printed = [ctx.run(node, f"cat {client_log}; rm -f {client_log}", timeout_s=STEP_SLACK_S) for client_log in client_logs]
-    return [PerftestOutcome(leg, parse_client(leg, client, served, stop is not None), served.stdout)
-            for leg, client, served, stop in zip(legs, printed, done.backgrounds, done.stops)]
+    return _outcomes(legs, printed, done)
 
 
 def bandwidth_judgements(outcome: PerftestOutcome, name: str = "average_bw_gbps") -> list[Judged]:
