@@ -8,6 +8,8 @@ A profile lives in ``thresholds/<name>.yaml`` (optionally with fragments in ``th
     not_applicable: {CHECK-ID: reason}          # optional
     test_times:                                 # optional: how long one test of a pair check takes
       PERF-002: {seconds: 7.0, source: "S0 2.8.2 ..."}
+    outliers: {verdict: warn, k: 3.5, ...}      # optional: fleet outliers (pytest_gpufabric.fleet.rules)
+    compare: {tolerance: 0.05, source: "..."}   # optional: run-to-run comparison tolerance
     expectations:
       LNK-005:
         mtu: {op: "==", value: 9000, unit: bytes, source: "S0 2.6 item 10"}
@@ -28,13 +30,14 @@ from typing import Any
 import yaml
 
 from pytest_gpufabric.errors import ThresholdMissing, UsageError
+from pytest_gpufabric.fleet.rules import CompareRule, OutlierRule, parse_compare_rule, parse_outlier_rule
 
 NUMERIC_OPS = {">=", "<=", ">", "<"}
 EQUALITY_OPS = {"==", "!="}
 VERSION_OPS = {"version>=", "version=="}
 OPS = NUMERIC_OPS | EQUALITY_OPS | VERSION_OPS | {"in"}
 _EXPECTATION_KEYS = {"op", "value", "unit", "source", "note"}
-_PROFILE_KEYS = {"profile", "title", "documents", "not_applicable", "test_times", "expectations"}
+_PROFILE_KEYS = {"profile", "title", "documents", "not_applicable", "test_times", "outliers", "compare", "expectations"}
 _TEST_TIME_KEYS = {"seconds", "source"}
 _FRAGMENT_KEYS = {"expectations", "not_applicable"}
 _CHECK_ID = re.compile(r"^[A-Z]+-\d{3}$")
@@ -84,6 +87,8 @@ class Profile:
     not_applicable: Mapping[str, str]
     expectations: Mapping[str, Mapping[str, Expectation]]
     test_times: Mapping[str, TestTime] = field(default_factory=dict)
+    outliers: OutlierRule | None = None
+    compare: CompareRule | None = None
 
     def get(self, check: str, name: str) -> Expectation:
         try:
@@ -276,4 +281,6 @@ def load_profile(directory: Path, name: str) -> Profile:
         not_applicable=not_applicable,
         expectations=expectations,
         test_times=_test_times(path, raw.get("test_times") or {}),
+        outliers=parse_outlier_rule(path, raw["outliers"]) if raw.get("outliers") is not None else None,
+        compare=parse_compare_rule(path, raw["compare"]) if raw.get("compare") is not None else None,
     )
