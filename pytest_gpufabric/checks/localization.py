@@ -3,6 +3,10 @@
 An end (a NIC, or a node for node-pair checks) that fails with two or more different partners is the
 suspect: its partners fail only with it. A pair that fails while neither of its ends is a suspect points
 at what the two share alone: the link between them, a cable or a switch port.
+
+Outliers (pairs that pass their threshold but stand out from their peers, ``pytest_gpufabric.fleet``) are
+localized the same way, apart from the failures: an end that is an outlier with two or more partners is an
+outlier suspect, an outlier pair between two ends that are not is an outlier link.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ class PairOutcome:
     a: str
     b: str
     failed: bool
+    outlier: bool = False  # passed its threshold, but stands out from its peers
 
 
 @dataclass(frozen=True)
@@ -46,10 +51,12 @@ class SuspectLink:
 class Localization:
     suspect_ends: tuple[SuspectEnd, ...]
     suspect_links: tuple[SuspectLink, ...]
+    outlier_ends: tuple[SuspectEnd, ...] = ()
+    outlier_links: tuple[SuspectLink, ...] = ()
 
     @property
     def empty(self) -> bool:
-        return not (self.suspect_ends or self.suspect_links)
+        return not (self.suspect_ends or self.suspect_links or self.outlier_ends or self.outlier_links)
 
 
 def split_pair_id(target_id: str) -> tuple[str, str] | None:
@@ -60,30 +67,55 @@ def split_pair_id(target_id: str) -> tuple[str, str] | None:
     return parts[0], parts[1]
 
 
-def localize(outcomes: Iterable[PairOutcome]) -> Localization:
-    """Suspect ends (failing with >= 2 partners) and suspect links (failing pairs between healthy ends)."""
+def _suspects(pairs: Iterable[tuple[str, str, str]]) -> tuple[tuple[SuspectEnd, ...], tuple[SuspectLink, ...]]:
+    """Ends with >= 2 partners among ``pairs`` (check, a, b), and the pairs between the other ends."""
     partners: dict[str, set[str]] = {}
     checks_of_end: dict[str, set[str]] = {}
     checks_of_pair: dict[tuple[str, str], set[str]] = {}
-    for outcome in outcomes:
-        if not outcome.failed:
-            continue
-        key = (min(outcome.a, outcome.b), max(outcome.a, outcome.b))
-        checks_of_pair.setdefault(key, set()).add(outcome.check_id)
-        for end, other in ((outcome.a, outcome.b), (outcome.b, outcome.a)):
+    for check_id, a, b in pairs:
+        key = (min(a, b), max(a, b))
+        checks_of_pair.setdefault(key, set()).add(check_id)
+        for end, other in ((a, b), (b, a)):
             partners.setdefault(end, set()).add(other)
-            checks_of_end.setdefault(end, set()).add(outcome.check_id)
+            checks_of_end.setdefault(end, set()).add(check_id)
     suspects = {end for end, others in partners.items() if len(others) >= MIN_PARTNERS_FOR_SUSPECT}
     ends = tuple(SuspectEnd(end, tuple(sorted(partners[end])), tuple(sorted(checks_of_end[end]))) for end in sorted(suspects))
     links = tuple(SuspectLink(a, b, tuple(sorted(checks))) for (a, b), checks in sorted(checks_of_pair.items())
                   if a not in suspects and b not in suspects)
-    return Localization(ends, links)
+    return ends, links
+
+
+def localize(outcomes: Iterable[PairOutcome]) -> Localization:
+    """Suspect ends (failing with >= 2 partners) and suspect links (failing pairs between healthy ends); the same
+    over the outlier pairs that did not fail, leaving out ends already suspect for their failures."""
+    failed: list[tuple[str, str, str]] = []
+    outlying: list[tuple[str, str, str]] = []
+    for outcome in outcomes:
+        if outcome.failed:
+            failed.append((outcome.check_id, outcome.a, outcome.b))
+        elif outcome.outlier:
+            outlying.append((outcome.check_id, outcome.a, outcome.b))
+    ends, links = _suspects(failed)
+    suspect = frozenset(end.end for end in ends)
+    outlier_ends, outlier_links = _suspects((c, a, b) for c, a, b in outlying if a not in suspect and b not in suspect)
+    return Localization(ends, links, outlier_ends, outlier_links)
 
 
 def summary_lines(localization: Localization) -> list[str]:
-    """Terminal lines: one per suspect end, one per suspect link."""
-    lines = [f"suspect {end.end}: fails with {len(end.partners)} partners ({', '.join(end.partners)}) in {', '.join(end.checks)}"
+    """Terminal lines: one per suspect end, one per suspect link (failures, then outliers); an end's partners
+    beyond the first eight are counted."""
+    lines = [f"suspect {end.end}: fails with {len(end.partners)} partners ({partner_list(end.partners)}) in {', '.join(end.checks)}"
              for end in localization.suspect_ends]
     lines += [f"suspect link {link.a} <-> {link.b} (cable, optics or switch port): fails only together in {', '.join(link.checks)}"
               for link in localization.suspect_links]
+    lines += [f"outlier suspect {end.end}: worse than its peers with {len(end.partners)} partners ({partner_list(end.partners)}) "
+              f"in {', '.join(end.checks)}" for end in localization.outlier_ends]
+    lines += [f"outlier link {link.a} <-> {link.b} (cable, optics or switch port): worse than its peers only together in "
+              f"{', '.join(link.checks)}" for link in localization.outlier_links]
     return lines
+
+
+def partner_list(partners: tuple[str, ...], shown: int = 8) -> str:
+    """The first partners and how many more (an end of a 256-node rail has up to 255)."""
+    more = len(partners) - shown
+    return ", ".join(partners[:shown]) + (f" and {more} more" if more > 0 else "")
