@@ -1,4 +1,5 @@
-"""The ``gpufabric`` command: list checks, validate an inventory, show what a parser extracts."""
+"""The ``gpufabric`` command: list checks, validate an inventory, show what a parser extracts, build the report
+of a run, compare two runs."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pytest_gpufabric.catalog import load_catalog
 from pytest_gpufabric.discovery.baseline_cli import add_baseline_parser
 from pytest_gpufabric.discovery.cli import add_discover_parser
 from pytest_gpufabric.errors import GpufabricError
-from pytest_gpufabric.options import default_thresholds_dir
+from pytest_gpufabric.options import DEFAULT_RESULTS_DIR, default_thresholds_dir
 from pytest_gpufabric.parsers.registry import PARSERS, to_plain
 from pytest_gpufabric.suite_index import default_suite_dir, implemented_checks
 
@@ -80,11 +81,39 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from pytest_gpufabric.reporting.acceptance.build import build_report
+    from pytest_gpufabric.reporting.acceptance.comparison import resolve_results
 
     recording = Path(args.recording) if args.recording else None
-    files = build_report(Path(args.results), Path(args.output), recording, pdf=not args.no_pdf)
+    baseline = resolve_results(args.compare_with, Path(args.results_dir)) if args.compare_with else None
+    files = build_report(Path(args.results), Path(args.output), recording, pdf=not args.no_pdf, compare_with=baseline)
     print("\n".join(files.summary_lines()))
     return EXIT_OK
+
+
+def _cmd_compare(args: argparse.Namespace) -> int:
+    """pytest-benchmark's ``compare`` for fabric runs: the differences of NEW from OLD, exit 1 with
+    ``--compare-fail`` when something regressed or newly failed."""
+    from pytest_gpufabric.reporting.acceptance.comparison import (
+        compare_runs,
+        comparison_section,
+        parse_tolerance,
+        resolve_results,
+        terminal_lines,
+        write_csv,
+    )
+    from pytest_gpufabric.reporting.acceptance.page import page
+
+    results_dir = Path(args.results_dir)
+    old, new = (resolve_results(ref, results_dir) for ref in (args.old, args.new))
+    tolerance = parse_tolerance(args.tolerance) if args.tolerance else None
+    found = compare_runs(old, new, tolerance)
+    print("\n".join(terminal_lines(found, shown=10**9 if args.all else 20)))
+    if args.csv:
+        print(f"csv: {write_csv(found, Path(args.csv))}")
+    if args.html:
+        Path(args.html).write_text(page(f"Fabric comparison: {found.new.info.site}", [comparison_section(found)]), encoding="utf-8")
+        print(f"html: {args.html}")
+    return EXIT_FAIL if args.compare_fail and found.comparison.worse else EXIT_OK
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -112,7 +141,20 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--recording", metavar="DIR", help="the run's recording: raw evidence, per-size collective tables")
     report.add_argument("-o", "--output", metavar="OUT", required=True, help="directory to write the report into")
     report.add_argument("--no-pdf", action="store_true", help="do not print report.pdf")
+    report.add_argument("--compare-with", metavar="RUN", help="embed the comparison with this baseline run (results file, "
+                        "its directory, or a run id under --results-dir)")
+    report.add_argument("--results-dir", default=DEFAULT_RESULTS_DIR, help="where run ids are looked up (default: %(default)s)")
     report.set_defaults(func=_cmd_report)
+    compare = sub.add_parser("compare", help="what got worse or better from run OLD to run NEW, per item and NIC pair")
+    compare.add_argument("old", metavar="OLD", help="results.jsonl, its directory, or a run id")
+    compare.add_argument("new", metavar="NEW", help="results.jsonl, its directory, or a run id")
+    compare.add_argument("--results-dir", default=DEFAULT_RESULTS_DIR, help="where run ids are looked up (default: %(default)s)")
+    compare.add_argument("--tolerance", help="relative change that counts, e.g. 5%% (default: the profile's compare.tolerance)")
+    compare.add_argument("--csv", metavar="FILE", help="write every difference as CSV")
+    compare.add_argument("--html", metavar="FILE", help="write the comparison as an HTML page")
+    compare.add_argument("--all", action="store_true", help="list every difference (default: the first 20 of each kind)")
+    compare.add_argument("--compare-fail", action="store_true", help="exit 1 when something regressed or newly failed")
+    compare.set_defaults(func=_cmd_compare)
     return root
 
 

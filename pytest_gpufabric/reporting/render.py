@@ -109,18 +109,18 @@ def run_bounded(argv: Sequence[str], timeout_s: float, env: Mapping[str, str] | 
         try:
             stdout, stderr = process.communicate(timeout=timeout_s)
         except subprocess.TimeoutExpired:
-            _kill_group(process.pid)
+            kill_group(process.pid)
             process.communicate()
             raise ReportToolError(
                 f"{Path(argv[0]).name} did not finish within {timeout_s:g} s and was killed"
             ) from None
         finally:
             if process.poll() is None:
-                _kill_group(process.pid)
+                kill_group(process.pid)
     return ToolRun(argv=argv, exit_code=process.returncode, stdout=stdout, stderr=stderr)
 
 
-def _kill_group(pid: int) -> None:
+def kill_group(pid: int) -> None:
     """Kill the process group led by ``pid`` (a group this module started with start_new_session)."""
     try:
         os.killpg(pid, signal.SIGKILL)

@@ -14,6 +14,11 @@ CURVE_COLUMNS = ("check_id", "run", "node", "collective", "size_bytes", "busbw_g
 BUSBW_UNIT = "GB/s"
 
 
+def has_curves(check_id: str) -> bool:
+    """Whether a check's items ran collectives whose recorded outputs give bus bandwidth curves."""
+    return check_id.startswith("COLL-")
+
+
 def _threshold(record: dict[str, Any]) -> float | None:
     for m in record.get("measurements") or ():
         if m.get("unit") == BUSBW_UNIT and isinstance(m.get("threshold"), (int, float)):
@@ -27,7 +32,7 @@ def collective_curves(records: list[dict[str, Any]], recorded: RecordedOutputs) 
     thresholds: dict[str, float] = {}
     for record in records:
         check_id = str(record.get("check_id") or "")
-        if not check_id.startswith("COLL-") or not recorded.available:
+        if not has_curves(check_id) or not recorded.available:
             continue
         threshold = _threshold(record)
         if threshold is not None:

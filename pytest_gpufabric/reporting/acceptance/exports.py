@@ -30,10 +30,15 @@ class Tables:
     pairs: pd.DataFrame
     pair_matrices: list[tuple[str, pd.DataFrame]]  # (title, node x node) per check, metric and rail
     versions: pd.DataFrame
+    statistics: pd.DataFrame | None = None  # fleet statistics per check, metric and rail
+    outliers: pd.DataFrame | None = None
+    comparison: pd.DataFrame | None = None  # with a baseline run (--compare-with)
 
     def sheets(self) -> dict[str, pd.DataFrame]:
+        fleet = {name: frame for name, frame in (("fleet statistics", self.statistics), ("outliers", self.outliers),
+                                                  ("comparison", self.comparison)) if frame is not None}
         return {"summary": self.summary, "results": self.results, "node x check": self.node_check,
-                "versions": self.versions}
+                "versions": self.versions, **fleet}
 
 
 def _file_name(sheet: str) -> str:

@@ -1,69 +1,13 @@
-"""NIC-pair heatmaps (bandwidth per rail, latency) and collective bus bandwidth curves."""
+"""Collective bus bandwidth curves (the NIC-pair views are ``pair_views``)."""
 
 from __future__ import annotations
 
 from html import escape
-from typing import Any
 
 import pandas as pd
 
-from pytest_gpufabric.reporting.acceptance.figures import busbw_png, heatmap_png, pair_matrix, png_data_uri
-from pytest_gpufabric.reporting.acceptance.htmlkit import attrs, image, section, text
-from pytest_gpufabric.reporting.acceptance.pairs import LOWER_IS_BETTER_OPS
-
-WORST_PAIRS_SHOWN = 5
-LATENCY_UNIT = "us"
-
-
-def _rail_key(rail: Any) -> tuple[int, Any]:
-    return (0, int(rail)) if isinstance(rail, (int, float)) or str(rail).isdigit() else (1, str(rail))
-
-
-def _worst_pairs(group: pd.DataFrame, lower_is_better: bool) -> str:
-    worst = group.sort_values(["passed", "value"], ascending=[True, not lower_is_better]).head(WORST_PAIRS_SHOWN)
-    rows = "".join(
-        f"<tr{attrs({'class': 'o-passed' if r.passed else 'o-failed', 'data-pair': f'{r.node_a}/{r.nic_a} <-> {r.node_b}/{r.nic_b}', 'data-value': r.value, 'data-outcome': 'passed' if r.passed else 'failed'})}>"
-        f"<td>{escape(f'{r.node_a}/{r.nic_a} <-> {r.node_b}/{r.nic_b}')}</td><td>{text(r.value)} {escape(str(r.unit))}</td>"
-        f"<td>{'passed' if r.passed else 'failed'}</td></tr>"
-        for r in worst.itertuples(index=False)
-    )
-    title = "failed, then highest" if lower_is_better else "failed, then lowest"
-    return (f"<table class='worst grid'><thead><tr><th>{title} pairs</th><th>value</th><th>verdict</th></tr></thead>"
-            f"<tbody>{rows}</tbody></table>")
-
-
-def _heatmap(group: pd.DataFrame, nodes: list[str], check_id: str, title: str, rail: Any) -> str:
-    first = group.iloc[0]
-    lower_is_better = first["op"] in LOWER_IS_BETTER_OPS
-    values, failed = pair_matrix(group, nodes)
-    threshold = first["threshold"] if isinstance(first["threshold"], (int, float)) else None
-    caption = f"{check_id} {title}, rail {rail}: {first['metric']} ({first['unit']}); threshold {first['expected']} [{first['source']}]"
-    png = heatmap_png(values, failed, nodes, title=f"{check_id} rail {rail}", unit=str(first["unit"]),
-                      threshold=threshold, expected=str(first["expected"]), lower_is_better=lower_is_better)
-    n_failed = int((~group["passed"]).sum())
-    data = {"class": "heatmap", "data-check": check_id, "data-rail": rail, "data-metric": first["metric"],
-            "data-pairs": len(group), "data-failed": n_failed, "id": f"heatmap-{check_id}-rail-{rail}"}
-    return (f"<figure{attrs(data)}>{image(png_data_uri(png), caption)}"
-            f"<figcaption>{escape(caption)}; {len(group)} pairs, {n_failed} failed (crossed)</figcaption>"
-            f"{_worst_pairs(group, lower_is_better)}</figure>")
-
-
-def pair_heatmaps(pairs: pd.DataFrame, titles: dict[str, str], *, latency: bool) -> str:
-    """One heatmap per pair check, metric and rail (bandwidth), or the latency matrices (PERF-007 & co.)."""
-    chosen = pairs[(pairs["unit"] == LATENCY_UNIT) == latency] if not pairs.empty else pairs
-    section_id, heading = ("latency", "RDMA latency matrices") if latency else ("pairs", "NIC-pair bandwidth per rail")
-    if chosen.empty:
-        return section(section_id, heading, ["<p>No NIC-pair values in this run.</p>"])
-    nodes = sorted(set(chosen["node_a"]) | set(chosen["node_b"]))
-    body = []
-    for (check_id, metric), by_check in chosen.groupby(["check_id", "metric"], sort=True):
-        body.append(f"<h3 id='pairs-{escape(str(check_id))}'>{escape(str(check_id))} {escape(titles.get(str(check_id), ''))}</h3>")
-        figures = [_heatmap(group, nodes, str(check_id), titles.get(str(check_id), ""), rail)
-                   for rail, group in sorted(by_check.groupby("rail"), key=lambda kv: _rail_key(kv[0]))]
-        body.append(f"<div class='figures'>{''.join(figures)}</div>")
-    intro = ("Node x node, worst value of both directions of each NIC pair; colours turn red past the threshold "
-             "(the black line on the colour bar); failed pairs are crossed.")
-    return section(section_id, heading, body, intro)
+from pytest_gpufabric.reporting.acceptance.figures import busbw_png, png_data_uri
+from pytest_gpufabric.reporting.acceptance.htmlkit import attrs, image, section
 
 
 def collectives(curves: pd.DataFrame, thresholds: dict[str, float], titles: dict[str, str], have_recording: bool) -> str:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from pytest_gpufabric.checks.localization import Localization
+from pytest_gpufabric.checks.localization import Localization, partner_list
 from pytest_gpufabric.reporting.acceptance.htmlkit import attrs, frame_table, section, text
 from pytest_gpufabric.reporting.acceptance.model import OUTCOME_LABELS
 from pytest_gpufabric.reporting.acceptance.recorded import RecordedOutputs
@@ -27,16 +27,21 @@ def versions(table: pd.DataFrame, odd: pd.DataFrame) -> str:
 
 
 def suspects(localization: Localization) -> str:
-    rows = [(f"suspect {end.end}", f"fails with {len(end.partners)} partners: {', '.join(end.partners)}", ", ".join(end.checks))
+    rows = [(f"suspect {end.end}", f"fails with {len(end.partners)} partners: {partner_list(end.partners)}", ", ".join(end.checks))
             for end in localization.suspect_ends]
     rows += [(f"suspect link {link.a} <-> {link.b}", "fails only together: cable, optics or switch port", ", ".join(link.checks))
              for link in localization.suspect_links]
+    rows += [(f"outlier suspect {end.end}", f"passes, but worse than its peers with {len(end.partners)} partners: "
+              f"{partner_list(end.partners)}", ", ".join(end.checks)) for end in localization.outlier_ends]
+    rows += [(f"outlier link {link.a} <-> {link.b}", "passes, but worse than its peers only together: cable, optics or "
+              "switch port", ", ".join(link.checks)) for link in localization.outlier_links]
     if not rows:
         return section("suspects", "Suspects", ["<p>No pair failures to localize.</p>"])
     body = "".join(f"<tr><td class='suspect'>{escape(a)}</td><td>{escape(b)}</td><td>{escape(c)}</td></tr>" for a, b, c in rows)
     table = f"<table id='suspect-table' class='grid'><thead><tr><th>suspect</th><th>why</th><th>checks</th></tr></thead><tbody>{body}</tbody></table>"
     return section("suspects", "Suspects", [table], "What to fix first: an end failing with two or more partners, "
-                   "or a link failing while both its ends pass with everyone else.")
+                   "or a link failing while both its ends pass with everyone else; then the same for the outliers "
+                   "(pairs that pass their thresholds but are worse than their peers).")
 
 
 def failures(frame: pd.DataFrame, titles: dict[str, str]) -> str:

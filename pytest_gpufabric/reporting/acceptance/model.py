@@ -55,6 +55,7 @@ class ReportModel:
     items: pd.DataFrame
     pairs: pd.DataFrame
     node_items: pd.DataFrame  # (node, check_id, outcome): one row per node an item touches
+    failing_outliers: int = 0  # outliers that passed their thresholds, of profiles whose outliers fail the run
 
     @property
     def counts(self) -> dict[str, int]:
@@ -80,10 +81,11 @@ class ReportModel:
 
     @property
     def accepted(self) -> bool:
-        """The run completed, something of the profile's scope passed, and nothing in it failed or went
-        unmeasured."""
+        """The run completed, something of the profile's scope passed, nothing in it failed or went unmeasured,
+        and no outlier fails it (a profile with ``outliers: {verdict: fail}``)."""
         counts = self.scope_counts
-        return self.info.complete and counts["failed"] == 0 and counts["error"] == 0 and counts["passed"] > 0
+        return (self.info.complete and counts["failed"] == 0 and counts["error"] == 0 and counts["passed"] > 0
+                and self.failing_outliers == 0)
 
     def area_summary(self) -> pd.DataFrame:
         """Per area: items per outcome, in the catalog's area order."""
@@ -125,7 +127,9 @@ def _node_items(items: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["node", "check_id", "outcome"])
 
 
-def build_model(records: list[dict[str, Any]], info: RunInfo) -> ReportModel:
+def build_model(records: list[dict[str, Any]], info: RunInfo, pairs: pd.DataFrame | None = None) -> ReportModel:
+    """The tables of ``records``; ``pairs``, when given, is their pair table already built (``digest.RunDigest``)."""
     items = _items(records)
-    pairs = pd.DataFrame(pair_rows(records, info.rails), columns=list(PAIR_COLUMNS))
+    if pairs is None:
+        pairs = pd.DataFrame(pair_rows(records, info.rails), columns=list(PAIR_COLUMNS))
     return ReportModel(info=info, records=records, items=items, pairs=pairs, node_items=_node_items(items))

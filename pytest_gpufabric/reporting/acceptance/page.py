@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from html import escape
 
+from pytest_gpufabric.reporting.acceptance.pair_canvas import CANVAS_STYLE
+from pytest_gpufabric.reporting.acceptance.pair_views import PAIR_VIEW_STYLE
+
 STYLE = """
 body{font-family:'Liberation Sans',Arial,sans-serif;margin:24px;color:#222;font-size:13px}
 h1{font-size:24px;margin:0 0 8px}h2{font-size:18px;border-bottom:2px solid #345;padding-bottom:3px;margin-top:28px}
@@ -30,13 +33,14 @@ figure img{max-width:100%}figcaption{font-size:11px;color:#444;max-width:640px}
 pre{background:#f7f7f7;border:1px solid #ddd;padding:6px;font-size:10px;white-space:pre-wrap;word-break:break-all}
 .failures td{font-size:11px}.intro{color:#555}
 body:has(:target) section:not(:target):not(:has(:target)){display:none}
-body:has(figure:target) section :is(h3,p.intro,figure:not(:target)){display:none}
+body:has(figure:target) section :is(h3,p.intro,p.legend,.overview,figure:not(:target)){display:none}
 @media print{section{break-before:page}#cover{break-before:auto}nav{display:none}}
-"""
+""" + CANVAS_STYLE + PAIR_VIEW_STYLE
 
 SECTIONS = (("", "All"), ("cover", "Cover"), ("areas", "Areas"), ("matrix", "Nodes x checks"), ("pairs", "NIC pairs"),
             ("latency", "Latency"), ("collectives", "Collectives"), ("versions", "Versions"),
-            ("suspects", "Suspects"), ("failures", "Failures"), ("appendix", "Appendix"))
+            ("suspects", "Suspects"), ("outliers", "Outliers"), ("fleet", "Fleet statistics"),
+            ("comparison", "Comparison"), ("failures", "Failures"), ("appendix", "Appendix"))
 
 
 def page(title: str, sections: list[str]) -> str:

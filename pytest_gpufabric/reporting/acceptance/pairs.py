@@ -75,8 +75,11 @@ def _verdicts(pair_id: Any, measurements: list[dict[str, Any]], outcome: str | N
 
 def _rows(record: dict[str, Any], measurements: list[dict[str, Any]], rails: dict[str, int],
           outcome: str | None = None) -> Iterator[tuple[Any, ...]]:
+    metrics = _pair_metrics(measurements)
+    if not metrics:
+        return
     verdicts = _verdicts(record.get("item"), measurements, outcome)
-    for (metric, a_id, b_id, unit), group in _pair_metrics(measurements).items():
+    for (metric, a_id, b_id, unit), group in metrics.items():
         worst = _worst(group)
         node_a, _, nic_a = a_id.partition("/")
         node_b, _, nic_b = b_id.partition("/")
@@ -88,21 +91,23 @@ def _rows(record: dict[str, Any], measurements: list[dict[str, Any]], rails: dic
 
 def pair_rows(records: Iterable[dict[str, Any]], rails: dict[str, int]) -> list[tuple[Any, ...]]:
     """One row (see ``PAIR_COLUMNS``) per check, metric and NIC pair; the rail is the inventory's, else the NIC name."""
-    rows: list[tuple[Any, ...]] = []
-    for record in records:
-        entries = record.get("pairs")
-        if entries:
-            check_id, node_id = record.get("check_id"), record.get("node_id")
-            for entry in entries:
-                row = _entry_row(check_id, node_id, entry)
-                if row is not None:
-                    rows.append(row)
-        else:
-            rows.extend(_rows(record, list(record.get("measurements") or ()), rails, outcome=record.get("outcome")))
-    return rows
+    return [row for record in records for row in record_pair_rows(record, rails)]
 
 
-def _entry_metric(entry: dict[str, Any]) -> tuple[dict[str, Any], float] | None:
+def record_pair_rows(record: dict[str, Any], rails: dict[str, int]) -> Iterator[tuple[Any, ...]]:
+    """The pair rows of one record (none for a record that names no NIC pair)."""
+    entries = record.get("pairs")
+    if entries:
+        check_id, node_id = record.get("check_id"), record.get("node_id")
+        for entry in entries:
+            row = _entry_row(check_id, node_id, entry)
+            if row is not None:
+                yield row
+    else:
+        yield from _rows(record, list(record.get("measurements") or ()), rails, outcome=record.get("outcome"))
+
+
+def entry_metric(entry: dict[str, Any]) -> tuple[dict[str, Any], float] | None:
     """The measurement a node-pair entry's value comes from, and the value: the entry's own when it is a
     bandwidth or latency, else the worst of its measurements; None for an unmeasured pair."""
     measured = entry.get("measured")
@@ -119,17 +124,26 @@ def _entry_metric(entry: dict[str, Any]) -> tuple[dict[str, Any], float] | None:
     return worst, float(worst["measured"])
 
 
-def _entry_row(check_id: Any, node_id: Any, entry: dict[str, Any]) -> tuple[Any, ...] | None:
-    """A node-pair record's NIC pair as one row: its outcome and its worst bandwidth or latency value."""
-    found = _entry_metric(entry)
-    if found is None:
-        return None
-    metric, value = found
+def entry_ends(entry: dict[str, Any]) -> tuple[Any, str, str, str, str]:
+    """(rail, node_a, nic_a, node_b, nic_b) of a node-pair entry, the ends in name order; the rail is the entry's,
+    else the first NIC's name."""
     end_a, end_b = (str(entry.get("node_a")), str(entry.get("nic_a"))), (str(entry.get("node_b")), str(entry.get("nic_b")))
     (node_a, nic_a), (node_b, nic_b) = (end_a, end_b) if end_a <= end_b else (end_b, end_a)
     rail = entry.get("rail")
+    return (rail if rail is not None else nic_a), node_a, nic_a, node_b, nic_b
+
+
+def entry_static(check_id: Any, entry: dict[str, Any], metric: dict[str, Any]) -> tuple[Any, ...]:
+    """(check_id, metric, unit, op, threshold, expected, source) of a node-pair entry's row."""
     get = metric.get
     return (check_id, get("name", "value"), get("unit", entry.get("unit")), get("op"), get("threshold"),
-            get("expected", entry.get("expected")), get("source", entry.get("source")),
-            rail if rail is not None else nic_a, node_a, nic_a, node_b, nic_b, value, entry.get("outcome") == "passed",
-            node_id)
+            get("expected", entry.get("expected")), get("source", entry.get("source")))
+
+
+def _entry_row(check_id: Any, node_id: Any, entry: dict[str, Any]) -> tuple[Any, ...] | None:
+    """A node-pair record's NIC pair as one row: its outcome and its worst bandwidth or latency value."""
+    found = entry_metric(entry)
+    if found is None:
+        return None
+    metric, value = found
+    return (*entry_static(check_id, entry, metric), *entry_ends(entry), value, entry.get("outcome") == "passed", node_id)

@@ -21,7 +21,9 @@ from pytest_gpufabric.reporting.acceptance.runinfo import ProfileInfo, RunInfo, 
 def profile_info(profile: Profile) -> ProfileInfo:
     """The cover's view of a profile; it requires the checks it holds expectations for, unless not applicable."""
     checks = tuple(sorted(check for check in profile.expectations if check not in profile.not_applicable))
-    return ProfileInfo(profile.name, profile.title, dict(profile.documents), checks)
+    return ProfileInfo(profile.name, profile.title, dict(profile.documents), checks,
+                       profile.outliers.as_plain() if profile.outliers else None,
+                       profile.compare.as_plain() if profile.compare else None)
 
 
 def run_info(inventory: Inventory, profiles: dict[str, Profile], run_id: str, mode: str, inventory_path: str) -> RunInfo:
@@ -35,6 +37,8 @@ def run_info(inventory: Inventory, profiles: dict[str, Profile], run_id: str, mo
         mode=mode,
         inventory=inventory_path,
         rails={f"{node.name}/{nic.name}": nic.rail for node in inventory.nodes for nic in node.nics},
+        leaves={f"{node.name}/{nic.name}": nic.switch for node in inventory.nodes for nic in node.nics if nic.switch},
+        node_profiles={node.name: node.profile for node in inventory.nodes if node.profile and node.profile != inventory.profile},
     )
 
 

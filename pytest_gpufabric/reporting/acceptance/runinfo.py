@@ -1,5 +1,6 @@
 """``run.json`` beside ``results.jsonl``: what the report's cover names (site, profiles and their documents,
-run id, plugin version, dates) and each NIC's rail, written by the controller when a run starts and ends."""
+run id, plugin version, dates), each NIC's rail and leaf switch, each node's profile and the profiles' fleet
+rules, written by the controller when a run starts and ends."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ class ProfileInfo:
     title: str
     documents: dict[str, str]
     checks: tuple[str, ...] = ()
+    outliers: dict[str, Any] | None = None  # the profile's fleet rules (pytest_gpufabric.fleet.rules), plain
+    compare: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,11 @@ class RunInfo:
     inventory: str = ""
     rails: dict[str, int] = field(default_factory=dict)  # "node/nic" -> rail
     interrupted: bool = False
+    leaves: dict[str, str] = field(default_factory=dict)  # "node/nic" -> the switch it is cabled to
+    node_profiles: dict[str, str] = field(default_factory=dict)  # node -> its profile, where not the site's
+
+    def profile_of(self, node: str) -> str:
+        return self.node_profiles.get(node, self.profile)
 
     def finished_now(self, *, interrupted: bool = False) -> RunInfo:
         return replace(self, finished=now_text(), interrupted=interrupted)
@@ -61,13 +69,15 @@ class RunInfo:
     @classmethod
     def from_plain(cls, data: dict[str, Any]) -> RunInfo:
         profiles = tuple(ProfileInfo(str(p["name"]), str(p.get("title", "")), dict(p.get("documents", {})),
-                                     tuple(str(c) for c in p.get("checks", ())))
+                                     tuple(str(c) for c in p.get("checks", ())), p.get("outliers"), p.get("compare"))
                          for p in data.get("profiles", []))
         known = {name: data[name] for name in ("site", "profile", "run_id", "plugin_version", "started", "finished",
                                                  "mode", "inventory") if data.get(name) is not None}
         rails = {str(nic): int(rail) for nic, rail in dict(data.get("rails", {})).items()}
-        return cls(profiles=profiles, rails=rails, interrupted=data.get("interrupted") is True,
-                   **{k: str(v) for k, v in known.items()})
+        leaves = {str(nic): str(leaf) for nic, leaf in dict(data.get("leaves", {})).items()}
+        node_profiles = {str(node): str(name) for node, name in dict(data.get("node_profiles", {})).items()}
+        return cls(profiles=profiles, rails=rails, interrupted=data.get("interrupted") is True, leaves=leaves,
+                   node_profiles=node_profiles, **{k: str(v) for k, v in known.items()})
 
 
 def now_text() -> str:

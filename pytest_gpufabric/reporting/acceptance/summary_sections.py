@@ -33,7 +33,8 @@ def verdict_line(model: ReportModel) -> str:
                 f"{all_counts['error']} not measured)")
     if not counts["passed"] and not counts["failed"] and not counts["error"]:
         return "not accepted: nothing of the profile's checks was measured"
-    return f"not accepted: {counts['failed']} failed, {counts['error']} not measured" + _outside_note(model)
+    outliers = f", {model.failing_outliers} outliers (the profile fails outliers)" if model.failing_outliers else ""
+    return f"not accepted: {counts['failed']} failed, {counts['error']} not measured{outliers}" + _outside_note(model)
 
 
 def run_status(model: ReportModel) -> str:
