@@ -34,6 +34,9 @@ def add_options(parser: pytest.Parser) -> None:
                     help="node pairs of the pair checks: all, rounds:K (K circle rounds), same-leaf, or list:FILE (default: all)")
     group.addoption("--fanout", metavar="N", type=int,
                     help="NIC pairs measured at once (default: every NIC pair of a node pair)")
+    group.addoption("--compare-with", metavar="RUN",
+                    help="compare this run with an earlier one (its results.jsonl, directory or run id): terminal, and the "
+                         "acceptance report with --gpufabric-report")
     group.addoption("--rerun-failed-pairs", metavar="RESULTS_JSONL",
                     help="measure again only the NIC pairs that failed or could not be measured in RESULTS_JSONL")
     group.addoption("--schedule-log", metavar="FILE", help="append one JSON line per traffic test (item, resources, start, end, worker)")

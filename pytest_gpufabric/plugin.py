@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import uuid
-from pathlib import Path
 from collections.abc import Generator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,11 +18,12 @@ from pytest_gpufabric.items import CheckTest, CheckTests
 from pytest_gpufabric.measuring.rails import error_kind
 from pytest_gpufabric.measuring.verdicts import skipped_pair_record
 from pytest_gpufabric.options import add_options, read_options
+from pytest_gpufabric.reporting.acceptance.fleet_plugin import FleetReporting
 from pytest_gpufabric.reporting.acceptance.run_plugin import RunReporting, run_info
 from pytest_gpufabric.reporting.allure_meta import AllureRunInfo, run_environment
 from pytest_gpufabric.reporting.evidence import attach_evidence, evidence_data
-from pytest_gpufabric.reporting.scrubbed import scrub_exception, scrubbed_report
 from pytest_gpufabric.reporting.outcomes import OutcomeReporting, show_cause_to_allure
+from pytest_gpufabric.reporting.scrubbed import scrub_exception, scrubbed_report
 from pytest_gpufabric.results import PROPERTY_KEY, ResultsReporter, ResultsWriter
 from pytest_gpufabric.scheduling.pair_option import parse_pair_policy, selected_node_pairs
 from pytest_gpufabric.scheduling.rerun import FailedPairs
@@ -68,6 +69,7 @@ def pytest_configure(config: pytest.Config) -> None:
         node_pairs = tuple(selected_node_pairs(policy, setup.inventory))
         rerun_file = config.getoption("rerun_failed_pairs")
         rerun = FailedPairs.load(Path(rerun_file)) if rerun_file else None
+        baseline = _baseline(config.getoption("compare_with"), options.results_dir)
         fanout = config.getoption("fanout")
         if fanout is not None and fanout < 1:
             raise UsageError(f"--fanout must be at least 1, got {fanout}")
@@ -96,11 +98,14 @@ def pytest_configure(config: pytest.Config) -> None:
 
     register_switch_counters(config, config.stash[SESSION_KEY], lambda item: (tests.check_id(item), tests.target(item)))
     if not _is_worker(config):
-        writer = ResultsWriter(options.results_dir / "results.jsonl")
-        config.pluginmanager.register(ResultsReporter(writer), "gpufabric-results")
-        config.pluginmanager.register(OutcomeReporting(), "gpufabric-outcomes")
         info = run_info(inventory, loaded, run_id, options.mode_label, str(options.cluster))
-        reporting = RunReporting(options.results_dir, info, options.report_dir, options.recording_dir, lambda: writer.records)
+        fleet = FleetReporting(info, options.results_dir / "results.jsonl", baseline)
+        writer = ResultsWriter(options.results_dir / "results.jsonl", summarize=fleet.summarize)
+        config.pluginmanager.register(ResultsReporter(writer), "gpufabric-results")
+        config.pluginmanager.register(fleet, "gpufabric-fleet")
+        config.pluginmanager.register(OutcomeReporting(), "gpufabric-outcomes")
+        reporting = RunReporting(options.results_dir, info, options.report_dir, options.recording_dir, lambda: writer.records,
+                                 baseline)
         config.pluginmanager.register(reporting, "gpufabric-run-report")
         alluredir = getattr(config.option, "allure_report_dir", None)
         if alluredir:
@@ -114,6 +119,19 @@ def pytest_configure_node(node: Any) -> None:
     run_id = node.config.stash.get(RUN_ID_KEY, None)
     if run_id is not None:
         node.workerinput[RUN_ID_INPUT] = run_id
+
+
+def _baseline(ref: str | None, results_dir: Path) -> Path | None:
+    """The results file of ``--compare-with`` (checked before the run starts: this run's own file is rewritten)."""
+    if not ref:
+        return None
+    from pytest_gpufabric.reporting.acceptance.comparison import resolve_results
+
+    baseline = resolve_results(ref, results_dir)
+    if baseline.resolve() == (results_dir / "results.jsonl").resolve():
+        raise UsageError(f"--compare-with {ref}: {baseline} is the results file this run writes; copy it elsewhere, or "
+                         "give this run another --gpufabric-results")
+    return baseline
 
 
 def _session(config: pytest.Config) -> FabricSession | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,9 +69,11 @@ def gpufabric_data(report: pytest.TestReport) -> dict[str, Any]:
 
 @dataclass
 class ResultsWriter:
-    """Collects the three phase reports of each item and writes one record when the item is done."""
+    """Collects the three phase reports of each item and writes one record when the item is done; at the end,
+    ``summarize`` (when given) turns the sorted records into the run summary, written as the last line."""
 
     path: Path
+    summarize: Callable[[list[dict[str, Any]]], dict[str, Any] | None] | None = None
     _pending: dict[str, dict[str, Any]] = field(default_factory=dict)
     _records: list[dict[str, Any]] = field(default_factory=list)
 
@@ -100,9 +103,13 @@ class ResultsWriter:
         """Rewrite the file sorted by node id (atomically)."""
         self._stream.close()
         tmp = self.path.with_suffix(".tmp")
+        records = sorted(self._records, key=lambda r: r["node_id"])
+        summary = self.summarize(records) if self.summarize is not None else None
         with tmp.open("w", encoding="utf-8") as out:
-            for record in sorted(self._records, key=lambda r: r["node_id"]):
+            for record in records:
                 out.write(json.dumps(record, sort_keys=True, default=str) + "\n")
+            if summary is not None:
+                out.write(json.dumps(summary, sort_keys=True, default=str) + "\n")
         os.replace(tmp, self.path)
 
     @property

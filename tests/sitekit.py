@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from pytest_gpufabric.recording import RecordingStore, Scrubber, create_recording
+from pytest_gpufabric.reporting.acceptance.load import read_records
 from pytest_gpufabric.transport.base import CommandResult
 
 BASE_SITE: dict[str, Any] = {
@@ -108,9 +109,7 @@ class Site:
         )
 
     def results(self) -> list[dict[str, Any]]:
-        import json
-
-        lines = (self.pytester.path / "results" / "results.jsonl").read_text().splitlines()
-        return [json.loads(line) for line in lines]
+        """The item records of the run (not its run summary line)."""
+        return read_records(self.pytester.path / "results" / "results.jsonl")[0]
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from pytest_gpufabric.lab import Lab, sweep_stale
 from pytest_gpufabric.lab.perftest_standin import inject_bad_pair, install
+from pytest_gpufabric.reporting.acceptance.load import read_records
 from pytest_gpufabric.scheduling import ScheduleLog, find_overlaps
 from pytest_gpufabric.scheduling.rounds import lower_bound_rounds
 
@@ -49,7 +50,7 @@ def run_sweep(site: Path, out: Path, workers: str, *extra: str) -> dict[str, Any
         raise SystemExit(f"pytest exit {proc.returncode}:\n{proc.stdout[-3000:]}\n{proc.stderr[-2000:]}")
     spans = ScheduleLog(log).read()
     sweep_s = max(s.end for s in spans) - min(s.start for s in spans) if spans else 0.0
-    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    records = read_records(out / "results.jsonl")[0]
     nic_pairs = {tuple(sorted(r for r in span.resources if r.startswith("nic:"))) for span in spans}
     return {
         "workers": workers, "wall_s": round(wall, 2),

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from pytest_gpufabric.reporting.acceptance.load import read_records
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "recordings" / "demo"
@@ -22,4 +23,4 @@ def replay_records(suites: Sequence[str], out: Path, workers: int) -> list[dict[
         cwd=REPO, capture_output=True, text=True, timeout=900, check=False,
     )
     assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
-    return [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    return read_records(out / "results.jsonl")[0]

@@ -17,6 +17,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from pytest_gpufabric.reporting.acceptance.load import read_records
+
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "recordings" / "demo"
 PAIR_SUITES = ("suites/acceptance/test_connectivity.py", "suites/acceptance/test_perftest.py", "suites/acceptance/test_osu.py")
@@ -33,7 +35,7 @@ def replay_pairs(out: Path, *extra: str) -> tuple[list[dict[str, Any]], str]:
     )
     if proc.returncode != 1:  # 1: completed, with the demo's injected faults
         raise AssertionError(f"demo replay exit {proc.returncode}\n{proc.stdout[-3000:]}{proc.stderr[-3000:]}")
-    records = [json.loads(line) for line in (out / "results.jsonl").read_text(encoding="utf-8").splitlines()]
+    records = read_records(out / "results.jsonl")[0]
     return records, proc.stdout
 
 

@@ -3,7 +3,6 @@ xdist, no NIC/GPU/port used by two items at once, and the injected faults locali
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from pytest_gpufabric.reporting.acceptance.load import read_records
 from pytest_gpufabric.scheduling import ScheduleLog, find_overlaps
 
 REPO = Path(__file__).resolve().parents[2]
@@ -27,7 +27,7 @@ def replay(out: Path, workers: str) -> tuple[dict[str, str], list[Any], str, dic
         cwd=REPO, capture_output=True, text=True, timeout=900, check=False,
     )
     assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
-    records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    records = read_records(out / "results.jsonl")[0]
     return {r["node_id"]: r["outcome"] for r in records}, ScheduleLog(log).read(), proc.stdout, {r["node_id"]: r for r in records}
 
 
@@ -65,7 +65,7 @@ def test_injected_faults_fail(serial: Any) -> None:
 
 
 def test_node_pair_items_keep_one_verdict_per_rail(serial: Any) -> None:
-    record = serial[3][f"suites/acceptance/test_perftest.py::test_nic_switch_nic_bandwidth[node01->node03]"]
+    record = serial[3]["suites/acceptance/test_perftest.py::test_nic_switch_nic_bandwidth[node01->node03]"]
     assert record["scope"] == "node_pair" and [pair["rail"] for pair in record["pairs"]] == list(range(8))
     failed = [pair for pair in record["pairs"] if pair["outcome"] != "passed"]
     assert [(pair["pair"], pair["outcome"]) for pair in failed] == [("node01/bnxt_re2->node03/bnxt_re2", "failed")]

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from pytest_gpufabric.reporting.acceptance.load import read_records
+
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "recordings" / "demo"
 
@@ -28,7 +30,7 @@ def replay(results: Path, *extra: str) -> list[dict[str, Any]]:
         cwd=REPO, capture_output=True, text=True, timeout=600, check=False,
     )
     assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]  # completed, with the injected failures
-    return [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
+    return read_records(results / "results.jsonl")[0]
 
 
 @pytest.fixture(scope="module")

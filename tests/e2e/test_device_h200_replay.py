@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from pytest_gpufabric.parsers.nccl_tests import busbw_at, parse_nccl_tests
+from pytest_gpufabric.reporting.acceptance.load import read_records
 
 REPO = Path(__file__).resolve().parents[2]
 RECORDINGS = REPO / "recordings"
@@ -48,7 +49,7 @@ def replay(tmp_path_factory: pytest.TempPathFactory) -> Any:
                 cwd=REPO, capture_output=True, text=True, timeout=600, check=False,
             )
             assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
-            rows = [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
+            rows = read_records(results / "results.jsonl")[0]
             cache[name] = {row["node_id"]: row for row in rows}
         return cache[name]
 

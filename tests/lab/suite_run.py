@@ -4,7 +4,6 @@ Used by the lab acceptance tests and by tools/lab_measure.py."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -15,6 +14,7 @@ from pathlib import Path
 
 from pytest_gpufabric.lab import Lab, NodeRef
 from pytest_gpufabric.lab.iproute import namespace_pids
+from pytest_gpufabric.reporting.acceptance.load import read_records
 
 REPO = Path(__file__).resolve().parents[2]
 SUITE = REPO / "suites" / "acceptance"
@@ -110,7 +110,7 @@ def run_suite(
     wall_s = time.monotonic() - started
     results_file = results / "results.jsonl"
     records = (
-        tuple(json.loads(line) for line in results_file.read_text().splitlines())
+        tuple(read_records(results_file)[0])
         if results_file.exists()
         else ()
     )

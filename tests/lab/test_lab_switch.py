@@ -3,7 +3,6 @@ recorded outputs) passes the same switch checks as the replay, and no configurat
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -14,9 +13,10 @@ import pytest
 import yaml
 from switchkit import SwitchLab, switch_lab
 
-from pytest_gpufabric.lab.preflight import check_can_create_namespaces
 from pytest_gpufabric.lab import LabUnavailable
+from pytest_gpufabric.lab.preflight import check_can_create_namespaces
 from pytest_gpufabric.recording import RecordingStore, Scrubber
+from pytest_gpufabric.reporting.acceptance.load import read_records
 from pytest_gpufabric.switches.readonly import ConfigurationRefused, is_read_only
 from pytest_gpufabric.transport.ssh import SshEndpoint, SshTransport
 from pytest_gpufabric.transport.switch_guard import ReadOnlySwitches
@@ -68,7 +68,7 @@ def outcomes(results: Path, *args: str) -> dict[str, tuple[str, Any]]:
                            "-p", "no:cacheprovider", "-q", "-n", "0"], cwd=REPO, capture_output=True, text=True,
                           timeout=600, check=False)
     assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]  # completed, with the injected failures
-    records = [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
+    records = read_records(results / "results.jsonl")[0]
     return {r["node_id"]: (r["outcome"], r.get("measured")) for r in records}
 
 

@@ -17,6 +17,7 @@ import pytest
 from acceptance_dom import Element, parse_dom
 
 from pytest_gpufabric.cli import main
+from pytest_gpufabric.reporting.acceptance.load import read_records
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "recordings" / "demo"
@@ -67,7 +68,7 @@ def interrupted_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str
 
 
 def _records(workdir: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (workdir / "results" / "results.jsonl").read_text(encoding="utf-8").splitlines()]
+    return read_records(workdir / "results" / "results.jsonl")[0]
 
 
 def _cover(report: Path) -> Element:

@@ -46,7 +46,8 @@ class RunReporting:
     """Registered on the controller (or the only process) of a run with a cluster."""
 
     def __init__(self, results_dir: Path, info: RunInfo, report_dir: Path | None, recording: Path | None,
-                 records: Callable[[], list[dict[str, Any]]]) -> None:
+                 records: Callable[[], list[dict[str, Any]]], baseline: Path | None = None) -> None:
+        self.baseline = baseline
         self.results_dir = results_dir
         self.info = info
         self.records = records
@@ -68,7 +69,7 @@ class RunReporting:
 
         terminalreporter.write_sep("-", "gpufabric acceptance report")
         try:
-            files = build_report(self.results_dir, self.report_dir, self.recording)
+            files = build_report(self.results_dir, self.report_dir, self.recording, compare_with=self.baseline)
         except GpufabricError as exc:
             terminalreporter.write_line(f"acceptance report not written: {exc}")
             return
