@@ -13,6 +13,7 @@ from pytest_gpufabric.reporting.acceptance.model import OUTCOME_LABELS
 from pytest_gpufabric.reporting.acceptance.recorded import RecordedOutputs
 
 EVIDENCE_CHARS_PER_COMMAND = 6_000
+EVIDENCE_VALUES_LISTED = 8  # an item judging more values lists its failing ones and counts the others
 
 
 def versions(table: pd.DataFrame, odd: pd.DataFrame) -> str:
@@ -49,20 +50,26 @@ def failures(frame: pd.DataFrame, titles: dict[str, str]) -> str:
         return section("failures", "Failures", ["<p>Nothing failed and everything was measured.</p>"])
     body = []
     for check_id, group in frame.groupby("check_id", sort=True):
+        shared = [name for name in ("source", "hint") if group[name].nunique(dropna=False) == 1 and len(group) > 1]
+        columns = [name for name in ("source", "hint") if name not in shared]
         rows = "".join(
             f"<tr{attrs({'class': 'o-' + r.outcome, 'data-outcome': r.outcome, 'data-node-id': r.node_id})}>"
             f"<td><a href='#evidence-{index}'>{escape(str(r.item))}</a></td><td>{escape(OUTCOME_LABELS[r.outcome])}</td>"
-            f"<td>{text(r.measured)} {text(r.unit)}</td><td>{text(r.expected)}</td><td>{text(r.source)}</td>"
-            f"<td>{text(r.hint)}</td><td class='message'>{text(r.message)}</td></tr>"
+            f"<td>{text(r.measured)} {text(r.unit)}</td><td>{text(r.expected)}</td>"
+            + "".join(f"<td>{text(getattr(r, name))}</td>" for name in columns)
+            + f"<td class='message'>{text(r.message)}</td></tr>"
             for index, r in zip(group.index, group.itertuples(index=False))
         )
+        common = "".join(f"<p class='intro'><b>{name}</b> (every item): {text(group[name].iloc[0])}</p>" for name in shared
+                         if pd.notna(group[name].iloc[0]))
         body.append(f"<h3 id='fail-{escape(str(check_id))}'>{escape(str(check_id))} {escape(titles.get(str(check_id), ''))}"
-                    f" ({len(group)})</h3><table class='grid failures'><thead><tr><th>item</th><th>outcome</th>"
-                    f"<th>measured</th><th>expected</th><th>source</th><th>hint</th><th>message</th></tr></thead>"
-                    f"<tbody>{rows}</tbody></table>")
+                    f" ({len(group)})</h3>{common}<table class='grid failures'><thead><tr><th>item</th><th>outcome</th>"
+                    f"<th>measured</th><th>expected</th>{''.join(f'<th>{name}</th>' for name in columns)}<th>message</th>"
+                    f"</tr></thead><tbody>{rows}</tbody></table>")
     return section("failures", "Failures and unmeasured items", body,
                    "Every item that failed or could not be measured, with the measured and expected value, the "
-                   "document the expectation comes from, and the documented fix.")
+                   "document the expectation comes from, and the documented fix (once per check where every item "
+                   "shares it).")
 
 
 def _evidence(record: dict[str, Any], recorded: RecordedOutputs) -> str:
@@ -76,9 +83,13 @@ def _evidence(record: dict[str, Any], recorded: RecordedOutputs) -> str:
             body = output if len(output) <= EVIDENCE_CHARS_PER_COMMAND else (
                 output[:EVIDENCE_CHARS_PER_COMMAND] + f"\n... ({len(output) - EVIDENCE_CHARS_PER_COMMAND} more characters in the recording)")
         parts.append(f"{head}\n{body}".rstrip())
+    judged = list(record.get("measurements") or ())
+    shown = judged if len(judged) <= EVIDENCE_VALUES_LISTED else [m for m in judged if not m.get("passed")]
     measurements = "\n".join(
         f"[{'ok' if m.get('passed') else 'FAIL'}] {m.get('where')}: {m.get('name')} = {m.get('measured')!r} {m.get('unit') or ''}"
-        f", expected {m.get('expected')} [{m.get('source')}]" for m in record.get("measurements") or ())
+        f", expected {m.get('expected')} [{m.get('source')}]" for m in shown)
+    if len(shown) < len(judged):
+        measurements += f"\n... and {len(judged) - len(shown)} values that held (results.jsonl, results.csv)"
     return "\n\n".join(p for p in [measurements, *parts] if p) or (record.get("message") or "no evidence recorded")
 
 
