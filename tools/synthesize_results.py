@@ -41,6 +41,7 @@ import orjson
 from pytest_gpufabric import __version__
 from pytest_gpufabric.catalog import CheckSpec, load_catalog
 from pytest_gpufabric.expectations import Expectation, Profile, load_profile
+from pytest_gpufabric.measuring.verdicts import rails_message
 from pytest_gpufabric.reporting.acceptance.load import cycle_collector_paused
 from pytest_gpufabric.reporting.acceptance.run_plugin import profile_info
 from pytest_gpufabric.reporting.acceptance.runinfo import RunInfo, now_text, write_run_info
@@ -133,12 +134,13 @@ def _outcome(measurements: list[dict[str, Any]]) -> str:
 
 
 def _healthy(e: Expectation, rng: random.Random) -> Any:
-    """A passing value: the healthy perftest figure with noise for its bandwidth and latency, else the profile's."""
+    """A passing value: the healthy perftest figure with noise for its bandwidth and latency, else the profile's
+    (the first of a list of allowed values)."""
     if e.name == "average_bw_gbps":
         return round(BIDIRECTIONAL_GBPS * (1 + rng.uniform(-NOISE, NOISE)), 2)
     if e.name == "typical_latency_us":
         return round(LATENCY_US * (1 + rng.uniform(-NOISE, NOISE)), 3)
-    return e.value
+    return e.value[0] if e.op == "in" else e.value
 
 
 def _value(e: Expectation, factor: float | None, rng: random.Random) -> Any:
@@ -187,7 +189,7 @@ class Synthesizer:
                     yield _record(spec, target, "error", [], f"MeasurementMissing: {target}: modinfo bnxt_en printed nothing")
                     continue
                 old = spec.id == "DRV-004" and node == self.faults.old_firmware
-                values = [_measurement(e, target, OLD_FIRMWARE if old else e.value) for e in expectations]
+                values = [_measurement(e, target, OLD_FIRMWARE if old else _healthy(e, self.rng)) for e in expectations]
                 yield _record(spec, target, _outcome(values), values)
 
     def _entry(self, spec: CheckSpec, a: str, b: str, rail: int) -> dict[str, Any]:
@@ -210,8 +212,9 @@ class Synthesizer:
         for a, b in self.node_pairs:
             entries = [self._entry(spec, a, b, rail) for rail in range(self.rails)]
             failed = [m for entry in entries for m in entry["measurements"] if not m["passed"]]
+            message = rails_message(spec.id, spec.title, f"{a}->{b}", entries, {}, spec.hint) if failed else None
             yield _record(spec, f"{a}->{b}", "failed" if failed else "passed", failed or entries[-1]["measurements"],
-                          scope="node_pair", pairs=entries)
+                          message, scope="node_pair", pairs=entries)
 
     def _node_pair_values(self, spec: CheckSpec, a: str, b: str) -> list[dict[str, Any]]:
         expectations = self.profile.expectations[spec.id]
