@@ -75,10 +75,12 @@ def _near(found: tuple[float, ...], wanted: tuple[float, ...]) -> bool:
 
 
 def _ring_and_cell(shot: object, box: Box, kind: str) -> tuple[bool, bool]:
-    """Whether the ring's left edge has the ring colour and its centre the cell colour of ``kind``."""
-    _, centre_y = box.centre
+    """Whether the ring's left edge has the ring colour and the cell inside it the cell colour of ``kind`` (looked
+    for below the centre: the rings of a link's two ends 8 px apart cross each other's centre, the number label
+    sits above)."""
+    centre_x, centre_y = box.centre
     ring = all(_near(_pixel(shot, box.x + 1, centre_y + dy), RING[kind]) for dy in (-1, 0, 1))
-    return ring, _near(_pixel(shot, *box.centre), CELL[kind])
+    return ring, any(_near(_pixel(shot, centre_x, centre_y + dy), CELL[kind]) for dy in range(0, 7))
 
 
 @pytest.fixture(scope="module")

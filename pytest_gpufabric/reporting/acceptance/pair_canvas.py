@@ -16,7 +16,7 @@ MIN_LABELLED_BLOCK_PX = 24
 CANVAS_STYLE = """
 .pv{position:relative;display:inline-block;flex:none}.pv img{position:absolute;image-rendering:pixelated}
 .pv .lbl{position:absolute;font-size:10px;line-height:10px;color:#333;white-space:nowrap;overflow:hidden}
-.pv .lbl.col{writing-mode:vertical-rl;transform:rotate(180deg)}
+.pv .lbl.col{writing-mode:vertical-rl;transform:rotate(180deg)}.pv .lbl.down{writing-mode:vertical-rl}
 .pv .line{position:absolute;background:#333}
 .mark{position:absolute;width:14px;height:14px;margin:-9px 0 0 -9px;border:2px solid #000;border-radius:50%}
 .mark.m-outlier{border-color:#7b3294}.mark b{position:absolute;left:15px;top:-8px;font-size:10px;line-height:11px;
@@ -47,10 +47,11 @@ class Canvas:
         self.parts.append(f"<img src='{data_uri}' alt='{escape(alt, quote=True)}' "
                           f"style='left:{left}px;top:{top}px;width:{width}px;height:{height}px'>")
 
-    def label(self, text: str, left: float, top: float, width: float, *, column: bool = False, title: str = "") -> None:
-        """A 10 px label; ``column``: written bottom-up in a column ``width`` px high."""
+    def label(self, text: str, left: float, top: float, width: float, *, column: str = "", title: str = "") -> None:
+        """A 10 px label; ``column`` "up" (ending at the bottom, above a view) or "down" (starting at the top, under
+        a view): written in a column ``width`` px high."""
         size = f"height:{width:.0f}px" if column else f"width:{width:.0f}px"
-        css = "lbl col" if column else "lbl"
+        css = {"up": "lbl col", "down": "lbl down"}.get(column, "lbl")
         self.parts.append(f"<span{attrs({'class': css, 'title': title or None})} style='left:{left:.1f}px;top:{top:.1f}px;"
                           f"{size}'>{escape(text)}</span>")
 

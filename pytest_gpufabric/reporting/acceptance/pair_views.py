@@ -241,7 +241,7 @@ def overview(views: CheckViews, check_id: str, title: str) -> str:
         canvas.label(f"rail {rail}", 0, top + row * OVERVIEW_ROW_PX + 3, left - 4)
     if named:
         for i, node in enumerate(axis.nodes):
-            canvas.label(node, left + i * scale + max(0.0, (scale - 10) / 2), top + height + 2, NAME_PX - 4, column=True)
+            canvas.label(node, left + i * scale + max(0.0, (scale - 10) / 2), top + height + 2, NAME_PX - 4, column="down")
     _blocks(canvas, axis, left, top, scale, height, across=True, names=(lambda *_: "") if named else _node_range(axis))
     for suspect, end in _marks_for(views, None):
         node, rail = views.where[end]
@@ -283,7 +283,7 @@ def _heatmap_canvas(views: CheckViews, rail: Any, check_id: str) -> tuple[Canvas
     if named:
         for i, node in enumerate(axis.nodes):
             canvas.label(node, 0, top + i * scale + max(0.0, (scale - 10) / 2), left - 4)
-            canvas.label(node, left + i * scale + max(0.0, (scale - 10) / 2), 0, NAME_PX - 2, column=True)
+            canvas.label(node, left + i * scale + max(0.0, (scale - 10) / 2), 0, NAME_PX - 2, column="up")
         _blocks(canvas, axis, left, top, scale, side, across=True, names=lambda *_: "")
         _blocks(canvas, axis, left, top, scale, side, across=False, names=lambda *_: "")
     else:
@@ -314,13 +314,18 @@ def _worst_pairs(views: CheckViews, on: np.ndarray, gaps: np.ndarray, lower_is_b
     rows = "".join(
         f"<tr{attrs({'class': 'o-passed' if r.passed else 'o-failed', 'data-pair': f'{r.node_a}/{r.nic_a} <-> {r.node_b}/{r.nic_b}', 'data-value': r.value, 'data-outcome': 'passed' if r.passed else 'failed', 'data-outlier': 'yes' if r.outlier else None})}>"
         f"<td>{escape(f'{r.node_a}/{r.nic_a} <-> {r.node_b}/{r.nic_b}')}</td><td>{text(r.value)} {escape(str(r.unit))}</td>"
-        f"<td>{'' if pd.isna(r.gap) else f'{-r.gap:+.1%}'}</td><td>{'outlier' if r.outlier else ''}</td>"
+        f"<td>{_vs_peers(r.gap)}</td><td>{'outlier' if r.outlier else ''}</td>"
         f"<td>{'passed' if r.passed else 'failed'}</td></tr>"
         for r in worst.itertuples(index=False)
     )
     title = "failed, then highest" if lower_is_better else "failed, then lowest"
     return (f"<table class='worst grid'><thead><tr><th>{title} pairs</th><th>value</th><th>vs peers</th><th>outlier</th>"
             f"<th>verdict</th></tr></thead><tbody>{rows}</tbody></table>")
+
+
+def _vs_peers(gap: float) -> str:
+    """How a value stands against its peers' median: -15.0 % is 15 % worse."""
+    return "" if pd.isna(gap) else ("0.0%" if abs(gap) < 0.0005 else f"{-gap:+.1%}")
 
 
 def heatmap(views: CheckViews, rail: Any, check_id: str, title: str, gaps: np.ndarray) -> str:
