@@ -184,12 +184,16 @@ def run_concurrent_legs(ctx: Runner, check_id: str, target_id: str, legs: Sequen
 def bandwidth_judgements(outcome: PerftestOutcome, name: str = "average_bw_gbps") -> list[Judged]:
     """What a bandwidth check judges of one leg: completion errors (status 12) or the best average bandwidth.
 
-    "average >= X Gb/s at some point during the test" (S4): the highest BW average over all message sizes.
+    "average >= X Gb/s at some point during the test" (S4): the highest BW average over all message sizes. A
+    bidirectional run (``-b``) prints the sum of both directions (perftest adds the other side's report to its
+    own); each direction's share is printed only with ``--report-both``, which perftest ignores with ``-a``: the
+    detail says so.
     """
     errors = completion_errors(outcome.client)
     if errors:
         return [("completion_errors", len(errors), outcome.leg.label, errors[0].line)]
-    return [(name, max_average_bw(outcome.client), outcome.leg.label, f"{outcome.leg.tool} best average over all sizes")]
+    both = ", both directions summed (perftest -b prints no direction's share with -a)" if outcome.client.bidirectional else ""
+    return [(name, max_average_bw(outcome.client), outcome.leg.label, f"{outcome.leg.tool} best average over all sizes{both}")]
 
 
 def latency_judgements(outcome: PerftestOutcome, name: str = "typical_latency_us") -> list[Judged]:
