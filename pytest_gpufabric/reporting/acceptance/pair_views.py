@@ -28,7 +28,7 @@ from pytest_gpufabric.reporting.acceptance.pairs import LOWER_IS_BETTER_OPS
 LATENCY_UNIT = "us"
 WORST_PAIRS_SHOWN = 5
 SUSPECTS_SHOWN = 12
-HEATMAP_PX, OVERVIEW_PX = 768, 1024  # the longest side of a view on screen; more cells are pooled
+HEATMAP_PX, OVERVIEW_PX = 640, 1024  # the longest side of a view on screen (a heatmap leaves room for its table); more cells are pooled
 MAX_CELL_PX = 24
 OVERVIEW_ROW_PX, STRIP_ROW_PX = 16, 10
 LABELLED_NODES = 40  # up to this many nodes every node is named; beyond, only the leaf blocks
