@@ -2,7 +2,8 @@
 
 A value's peers are the values of the same check, metric, unit and rail whose nodes are in the same group: the
 same thresholds profile (a mixed cluster compares H100 VMs with H100 VMs), and for a NIC pair the same path (both
-NICs on one leaf switch, or across leaves: one hop more, another latency). A value is an outlier when it is
+NICs on one leaf switch, or across leaves: one hop more, another latency); a switch port's peers are the ports of
+its switch. A value is an outlier when it is
 worse than the median of its peers by more than ``k`` robust deviations (the MAD scaled by 1.4826, the standard
 deviation of a normal distribution) and by more than ``min_gap`` of the median, in a group of at least
 ``min_peers`` values (``fleet.rules.OutlierRule`` of the node's profile). Worse is lower for a value judged
@@ -62,9 +63,12 @@ class PeerGroups:
         return _per_combination((nodes.to_numpy(), nics.to_numpy()), lambda node, nic: self.leaves.get(f"{node}/{nic}"))
 
     def of_items(self, frame: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
-        """(group label, profile) of item values (column ``node``)."""
+        """(group label, profile) of item values (column ``node``): a node's profile; a switch's ports are peers
+        of each other only (switches of another OS or model are configured otherwise)."""
         profile = pd.Series(self.profiles(frame["node"]), index=frame.index)
-        return profile, profile
+        switches = frozenset(self.leaves.values())
+        label = _per_distinct(frame["node"], lambda node: f"switch {node}" if node in switches else None)
+        return pd.Series(label, index=frame.index).fillna(profile), profile
 
     def of_pairs(self, frame: pd.DataFrame) -> tuple[pd.Series, pd.Series]:
         """(group label, profile of the first end) of NIC-pair rows."""

@@ -97,3 +97,14 @@ def test_item_values_have_outliers_too() -> None:
     found = item_outliers(values, PEERS, rules)
 
     assert found["item"].tolist() == ["n04"] and found["kind"].tolist() == ["item"]
+
+
+def test_a_switch_ports_peers_are_the_ports_of_its_switch() -> None:
+    ports = [("leaf1" if i < 9 else "leaf2", f"{'leaf1' if i < 9 else 'leaf2'}/Ethernet{i}") for i in range(14)]
+    values = pd.DataFrame([("NSW-003", "port_mtu_above_nic_mtu", "bytes", ">=", -1, switch, port, port,
+                            100.0 if switch == "leaf2" else 200.0, True, f"t[{port}]") for switch, port in ports],
+                          columns=["check_id", "metric", "unit", "op", "rail", "node", "item", "where", "value", "passed", "node_id"])
+    leaves = {"n01/re0": "leaf1", "n02/re0": "leaf2"}
+
+    assert item_outliers(values, PeerGroups("p", {}, leaves), rules).empty  # leaf2 configured otherwise, alike
+    assert len(item_outliers(values, PEERS, rules)) == 5  # had they been peers of leaf1's ports
