@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -41,7 +40,7 @@ def serial(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_every_injected_fault_of_the_first_checks_fails_and_nothing_else(serial: Path) -> None:
-    records = [json.loads(line) for line in serial.read_text().splitlines()]
+    records = read_records(serial)[0]
     first_checks = set(INJECTED_FAULTS.values())
     failed = {r["node_id"]: r["check_id"] for r in records if r["outcome"] not in ("passed", "skipped") and r["check_id"] in first_checks}
     assert failed == INJECTED_FAULTS
