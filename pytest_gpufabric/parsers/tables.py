@@ -161,6 +161,21 @@ def header_from_names(line: Line, names: Sequence[str] = (), *, open_last: bool 
     return Header(tuple(Column(name, start, end) for start, end, name in sorted(taken)), open_last)
 
 
+def is_flattened(line: Line) -> bool:
+    """A header whose words are one space apart: a table a document or a paste flattened, whose positions say
+    nothing (``Port RxPfc TxPfc``)."""
+    return "  " not in line.text.expandtabs(TAB_STOP).strip()
+
+
+def flattened_cells(header: Header, line: Line) -> dict[str, str]:
+    """The cells of a row of a flattened table (see ``is_flattened``): exactly one word per column, else
+    ``Unfit`` (a missing or an extra word cannot be placed)."""
+    words = line.stripped.split()
+    if len(words) != len(header.columns):
+        raise Unfit(f"{len(words)} words for the {len(header.columns)} columns of a flattened table")
+    return dict(zip(header.names, words))
+
+
 @dataclass(frozen=True)
 class Table:
     """A header and the lines under it (up to a blank line or the next table), not read yet."""
