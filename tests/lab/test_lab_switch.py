@@ -106,11 +106,17 @@ def test_every_command_the_switches_received_is_a_read_only_form(switches: Switc
         assert [e for e in entries if not (e["served"] and is_read_only(os_of[name], str(e["command"])))] == []
 
 
+def raw_transport(switches: SwitchLab, name: str) -> SshTransport:
+    """SSH to one lab switch without the read-only guard (what reaches its account is the account's to refuse)."""
+    leaf = switches.switches[name]
+    return SshTransport({name: SshEndpoint(address=str(leaf.address), user="root", port=22, key=str(switches.client_key),
+                                           known_hosts=str(switches.known_hosts), connect_timeout_s=5, sudo=False,
+                                           remote_shell=False)})
+
+
 def test_the_switch_account_refuses_a_configuration_command(switches: SwitchLab) -> None:
     leaf = switches.switches["leaf1"]
-    endpoint = SshEndpoint(address=str(leaf.address), user="root", port=22, key=str(switches.client_key),
-                           known_hosts=str(switches.known_hosts), connect_timeout_s=5, sudo=False, remote_shell=False)
-    raw = SshTransport({"leaf1": endpoint})
+    raw = raw_transport(switches, "leaf1")
     try:
         refused = raw.run("leaf1", "configure terminal", 10)
         guarded = ReadOnlySwitches(raw, {"leaf1": "arista"})
@@ -126,10 +132,7 @@ def test_the_switch_account_refuses_a_configuration_command(switches: SwitchLab)
 
 
 def test_the_junos_leaf_is_served_and_guarded(switches: SwitchLab) -> None:
-    leaf = switches.switches["leaf4"]
-    endpoint = SshEndpoint(address=str(leaf.address), user="root", port=22, key=str(switches.client_key),
-                           known_hosts=str(switches.known_hosts), connect_timeout_s=5, sudo=False, remote_shell=False)
-    raw = SshTransport({"leaf4": endpoint})
+    raw = raw_transport(switches, "leaf4")
     try:
         guarded = ReadOnlySwitches(raw, {"leaf4": "juniper"})
         with pytest.raises(ConfigurationRefused):
