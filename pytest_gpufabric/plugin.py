@@ -18,7 +18,7 @@ from pytest_gpufabric.measuring.rails import error_kind
 from pytest_gpufabric.measuring.verdicts import skipped_pair_record
 from pytest_gpufabric.options import add_options, read_options
 from pytest_gpufabric.reporting.acceptance.run_plugin import RunReporting, run_info
-from pytest_gpufabric.reporting.allure_meta import AllureRunInfo, run_environment
+from pytest_gpufabric.reporting.allure_meta import AllureLabels, AllureRunInfo, run_environment
 from pytest_gpufabric.reporting.evidence import attach_evidence, evidence_data
 from pytest_gpufabric.reporting.scrubbed import scrub_exception, scrubbed_report
 from pytest_gpufabric.reporting.outcomes import OutcomeReporting, show_cause_to_allure
@@ -114,7 +114,12 @@ def pytest_configure(config: pytest.Config) -> None:
         alluredir = getattr(config.option, "allure_report_dir", None)
         if alluredir:
             environment = run_environment(inventory.site, sorted(loaded), str(options.cluster), options.mode_label)
-            config.pluginmanager.register(AllureRunInfo(Path(alluredir), environment, setup.scrubber), "gpufabric-allure")
+            config.pluginmanager.register(AllureRunInfo(Path(alluredir), environment, setup.scrubber, run_id),
+                                          "gpufabric-allure")
+    if getattr(config.option, "allure_report_dir", None):
+        labels = AllureLabels(tests.check_id, lambda check_id: setup.catalog.get(check_id).title
+                              if check_id in setup.catalog else check_id)
+        config.pluginmanager.register(labels, "gpufabric-allure-labels")
 
 
 @pytest.hookimpl(optionalhook=True)

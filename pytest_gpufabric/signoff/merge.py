@@ -50,9 +50,7 @@ def _merge_pairs(old: dict[str, Any], new: dict[str, Any], changes: list[Change]
                                   str(pair.get("outcome"))))
         by_pair[str(pair.get("pair"))] = pair
     pairs = sorted(by_pair.values(), key=lambda pair: (pair.get("rail") is None, str(pair.get("rail")), str(pair.get("pair"))))
-    merged = dict(new, pairs=pairs)
-    merged["outcome"] = _pair_outcome(pairs) if new.get("outcome") != "skipped" or old.get("outcome") != "skipped" else "skipped"
-    return merged
+    return dict(new, pairs=pairs, outcome=_pair_outcome(pairs))
 
 
 def merge_runs(runs: Iterable[tuple[str, str, list[dict[str, Any]]]]) -> tuple[list[dict[str, Any]], list[Retest]]:
@@ -66,12 +64,12 @@ def merge_runs(runs: Iterable[tuple[str, str, list[dict[str, Any]]]]) -> tuple[l
             key = record_key(record)
             stamped = dict(record, run_id=run_id)
             old = merged.get(key)
+            if old is not None and record.get("outcome") == "skipped" and old.get("outcome") != "skipped":
+                continue  # a retest that skipped an item (no --soak, say) does not undo its result
             if old is not None and old.get("pairs") and record.get("pairs") and record.get("outcome") != "skipped":
                 stamped = _merge_pairs(old, stamped, changes, key)
             elif index and (old is None or old.get("outcome") != record.get("outcome")):
                 changes.append(Change(key[0], key[1], old.get("outcome") if old else None, str(record.get("outcome"))))
-            if old is not None and record.get("outcome") == "skipped" and old.get("outcome") != "skipped":
-                continue  # a retest that skipped an item (not selected, no --soak) does not undo its result
             merged[key] = stamped
         if index:
             retests.append(Retest(run_id, started, tuple(changes), len(records)))
