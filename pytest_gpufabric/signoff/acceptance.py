@@ -17,7 +17,7 @@ from pytest_gpufabric.signoff.inputs import file_digest
 from pytest_gpufabric.signoff.merge import Retest, merge_runs
 from pytest_gpufabric.signoff.plan import Plan, read_plan
 from pytest_gpufabric.signoff.run_files import read_deviations_file
-from pytest_gpufabric.signoff.runs import DEVIATIONS_FILE, PLAN_FILE, run_directory_of
+from pytest_gpufabric.signoff.runs import DEVIATIONS_FILE, PLAN_FILE, RESULTS_FILE, run_directory_of
 from pytest_gpufabric.signoff.verdict import Verdict, assess
 
 MAX_CHAIN = 100
@@ -66,7 +66,7 @@ def run_chain(run_dir: Path) -> list[Path]:
         if not info.retest_of:
             break
         base = Path(info.retest_of) if Path(info.retest_of).is_absolute() else chain[0].parent / info.retest_of
-        if not base.is_dir():
+        if not (base / RESULTS_FILE).is_file():
             break
         chain.insert(0, base)
     return chain
@@ -110,5 +110,7 @@ def load_acceptance(paths: Sequence[Path], extra_deviations: Sequence[Deviation]
                          + list(extra_deviations))
     last = runs[-1].info
     info = replace(runs[0].info, finished=last.finished, interrupted=last.interrupted)
-    verdict = None if plan is None else assess(plan, records, deviations, _date_of(last), last.complete)
+    incomplete = (f"the run was interrupted ({len(runs[-1].records)} items recorded)" if last.interrupted else
+                  f"the run did not finish ({len(runs[-1].records)} items recorded)")
+    verdict = None if plan is None else assess(plan, records, deviations, _date_of(last), last.complete, incomplete)
     return Acceptance(runs, plan, records, retests, deviations, verdict, info, tuple(notes))

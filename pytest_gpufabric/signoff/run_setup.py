@@ -15,7 +15,7 @@ from pytest_gpufabric.signoff.deviations import Deviation
 from pytest_gpufabric.signoff.inputs import input_hashes
 from pytest_gpufabric.signoff.plan import build_plan, site_pair_policy
 from pytest_gpufabric.signoff.run_files import RunFiles
-from pytest_gpufabric.signoff.runs import RunDirectory, latest_run, resolve_run, run_directory_of
+from pytest_gpufabric.signoff.runs import RESULTS_FILE, RunDirectory, latest_run, resolve_run, run_directory_of
 
 if TYPE_CHECKING:
     from pytest_gpufabric.options import FabricOptions
@@ -44,6 +44,8 @@ def retest_base(results_root: Path, retest_of: str | None, rerun_file: str | Non
     else:
         return "", ""
     assert base is not None
+    if not (base / RESULTS_FILE).is_file():
+        return "", ""  # a results file copied elsewhere: no run to merge with
     same_root = base.parent.resolve() == results_root.resolve()
     return (base.name if same_root else str(base.resolve())), why
 

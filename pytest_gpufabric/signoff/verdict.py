@@ -58,6 +58,7 @@ class Verdict:
     outside: dict[str, int] = field(default_factory=dict)  # failed / error counts of items outside the plan
     not_applicable: int = 0
     unrecorded: int = 0  # required items never recorded (the rest of required - recorded were skipped)
+    incomplete: str = ""  # why the last run is not complete ("the run was interrupted"), empty when it is
 
     @property
     def open_findings(self) -> list[Finding]:
@@ -90,12 +91,12 @@ class Verdict:
     def missing_by_check(self) -> list[tuple[str, int, str]]:
         """(check, missing items, their nodes folded) of the open missing findings, in check order."""
         nodes: dict[str, set[str]] = defaultdict(set)
-        counts: dict[str, int] = defaultdict(int)
+        items: dict[str, set[str]] = defaultdict(set)
         for finding in self.open_findings:
             if finding.state == MISSING:
-                counts[finding.check_id] += 1
+                items[finding.check_id].add(finding.unit or finding.item)
                 nodes[finding.check_id].update(nodes_of(finding.item))
-        return [(check, counts[check], fold(nodes[check])) for check in sorted(counts)]
+        return [(check, len(items[check]), fold(nodes[check])) for check in sorted(items)]
 
     def line(self) -> str:
         """The verdict line of the cover, the terminal and pytest-html."""
@@ -107,7 +108,7 @@ class Verdict:
             return "not accepted: the plan requires no item (no profile check applies to this inventory)"
         reasons = []
         if not self.last_run_complete:
-            reasons.append("the run did not finish")
+            reasons.append(self.incomplete or "the run did not finish")
         skipped = self.required - self.recorded - self.unrecorded
         if self.unrecorded:
             reasons.append(f"partial run: {self.recorded:,} of {self.required:,} required items")
@@ -177,9 +178,9 @@ def _state(outcome: str, record: dict[str, Any]) -> str:
 
 
 def assess(plan: Plan, records: list[dict[str, Any]], deviations: Iterable[Deviation], deviations_date: Any,
-           last_run_complete: bool) -> Verdict:
+           last_run_complete: bool, incomplete: str = "") -> Verdict:
     """The verdict of ``records`` (merged, one per item) against ``plan`` with ``deviations`` in force on
-    ``deviations_date``."""
+    ``deviations_date``; ``incomplete`` says why the last run is not complete."""
     in_force = DeviationSet.of(deviations, deviations_date)
     by_key = {record_key(r): r for r in records}
     pair_states = _pair_states(plan, records)
@@ -217,7 +218,8 @@ def assess(plan: Plan, records: list[dict[str, Any]], deviations: Iterable[Devia
     for key, record in by_key.items():
         if key not in planned and key[0] not in plan.checks and record.get("outcome") in outside:
             outside[str(record["outcome"])] += 1
-    return Verdict(plan.required_count, recorded, findings, last_run_complete, in_force, outside, not_applicable, unrecorded)
+    return Verdict(plan.required_count, recorded, findings, last_run_complete, in_force, outside, not_applicable, unrecorded,
+                   incomplete)
 
 
 def _why(state: str, record: dict[str, Any]) -> str:
@@ -238,5 +240,6 @@ def _pair_findings(plan: Plan, check_id: str, node_pair: str, states: dict[str, 
         outcome, message = states.get(pair, whole or ("missing", "never recorded"))
         state = outcome if outcome in (PASSED, FAILED, ERROR) else MISSING
         if state in BAD:
-            findings.append(Finding(check_id, pair, state, message.splitlines()[0] if message else state, None, node_pair))
+            why = message.splitlines()[0].removeprefix("Skipped: ") if message else state
+            findings.append(Finding(check_id, pair, state, f"skipped: {why}" if outcome == "skipped" else why, None, node_pair))
     return findings

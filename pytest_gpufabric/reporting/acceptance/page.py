@@ -31,6 +31,7 @@ pre{background:#f7f7f7;border:1px solid #ddd;padding:6px;font-size:10px;white-sp
 .failures td{font-size:11px}.intro{color:#555}
 body:has(:target) section:not(:target):not(:has(:target)){display:none}
 body:has(figure:target) section :is(h3,p.intro,figure:not(:target)){display:none}
+.o-missing{background:#ffe0ef}.o-deviation{background:#dde7ff}
 .hash{font-family:monospace;font-size:10px;word-break:break-all}.signoff td.sign{width:180px;height:34px}
 #node-verdicts td,#missing-table td,#deviation-table td{font-size:11px}.print-only{display:none}
 @media print{section{break-before:page}#cover{break-before:auto}nav{display:none}
