@@ -158,6 +158,14 @@ def _targets(inventory: Inventory, scope: str, node_pairs: list[tuple[str, str]]
     return targets_for_scope(inventory, scope)
 
 
+def target_of_item(check_id: str, item: str) -> str:
+    """The target of a planned item (``cluster-amd-alltoall`` -> ``cluster-amd`` for COLL-005)."""
+    for variant in SUITE_VARIANTS.get(check_id, ()):
+        if item.endswith(f"-{variant}"):
+            return item[: -len(variant) - 1]
+    return item
+
+
 def _item_ids(check_id: str, target: Target) -> Iterator[str]:
     variants = SUITE_VARIANTS.get(check_id)
     if not variants:

@@ -18,7 +18,7 @@ from typing import Any
 from pytest_gpufabric.reporting.acceptance.model import area_of, nodes_of
 from pytest_gpufabric.signoff.deviations import Deviation, DeviationSet
 from pytest_gpufabric.signoff.merge import record_key
-from pytest_gpufabric.signoff.plan import Plan, fold
+from pytest_gpufabric.signoff.plan import Plan, fold, target_of_item
 
 PASSED, FAILED, ERROR, MISSING, NOT_APPLICABLE = "passed", "failed", "error", "missing", "not applicable"
 BAD = (FAILED, ERROR, MISSING)
@@ -95,7 +95,7 @@ class Verdict:
         for finding in self.open_findings:
             if finding.state == MISSING:
                 items[finding.check_id].add(finding.unit or finding.item)
-                nodes[finding.check_id].update(nodes_of(finding.item))
+                nodes[finding.check_id].update(nodes_of(target_of_item(finding.check_id, finding.item)))
         return [(check, len(items[check]), fold(nodes[check])) for check in sorted(items)]
 
     def line(self) -> str:
@@ -128,24 +128,25 @@ class Verdict:
 
     def node_verdicts(self, names: Iterable[str]) -> list[NodeVerdict]:
         """Per node (then each switch or cluster an item names): accepted or not, with counts and areas."""
-        per: dict[str, dict[str, Any]] = {}
+        per: dict[str, dict[str, set[Any]]] = {}
         order = list(names)
         for finding in self.findings:
-            for name in nodes_of(finding.item):
-                entry = per.setdefault(name, {FAILED: 0, ERROR: 0, MISSING: 0, "deviation": 0, "areas": set()})
+            unit = (finding.check_id, finding.unit or finding.item)  # a required item counts once per node
+            for name in nodes_of(target_of_item(finding.check_id, finding.item)):
+                entry = per.setdefault(name, {FAILED: set(), ERROR: set(), MISSING: set(), "deviation": set(), "areas": set()})
                 if name not in order:
                     order.append(name)
                 if finding.deviation is not None:
-                    entry["deviation"] += 1
+                    entry["deviation"].add(unit)
                 else:
-                    entry[finding.state] += 1
+                    entry[finding.state].add(unit)
                     entry["areas"].add(area_of(finding.check_id))
         verdicts = []
         for name in order:
-            entry = per.get(name, {FAILED: 0, ERROR: 0, MISSING: 0, "deviation": 0, "areas": set()})
+            entry = per.get(name, {FAILED: set(), ERROR: set(), MISSING: set(), "deviation": set(), "areas": set()})
             accepted = not (entry[FAILED] or entry[ERROR] or entry[MISSING])
-            verdicts.append(NodeVerdict(name, accepted, entry[FAILED], entry[ERROR], entry[MISSING], entry["deviation"],
-                                        tuple(sorted(entry["areas"]))))
+            verdicts.append(NodeVerdict(name, accepted, len(entry[FAILED]), len(entry[ERROR]), len(entry[MISSING]),
+                                        len(entry["deviation"]), tuple(sorted(entry["areas"]))))
         return verdicts
 
 

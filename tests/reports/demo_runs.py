@@ -23,10 +23,7 @@ class SuiteRun:
     exit_code: int
     output: str
     results_root: Path
-
-    @property
-    def run_dir(self) -> Path:
-        return (self.results_root / "latest").resolve()
+    run_dir: Path  # what ``latest`` pointed at when the run ended (a later run moves ``latest``)
 
     def records(self) -> list[dict[str, Any]]:
         return [json.loads(line) for line in (self.run_dir / "results.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -47,4 +44,5 @@ def replay(results_root: Path, *args: str, paths: tuple[str, ...] = ("suites/acc
          "-p", "no:cacheprovider", "-q", f"--gpufabric-results={results_root}", *args],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, check=False,
     )
-    return SuiteRun(completed.returncode, completed.stdout + completed.stderr, results_root)
+    return SuiteRun(completed.returncode, completed.stdout + completed.stderr, results_root,
+                    (results_root / "latest").resolve())

@@ -24,7 +24,6 @@ def test_collect_only_and_a_second_run_leave_the_first_run_byte_identical(tmp_pa
     collected = replay(root, "--collect-only", *SUBSET)
     assert collected.exit_code == 0, collected.output[-2000:]
     assert sorted(p.name for p in root.iterdir() if not p.is_symlink()) == [first_dir.name]  # nothing written
-    assert "nothing recorded" not in collected.output or True
 
     second = replay(root, *SUBSET)
     assert second.run_dir != first_dir and second.run_dir.parent == root
