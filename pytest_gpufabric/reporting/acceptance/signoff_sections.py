@@ -117,15 +117,27 @@ def cover(model: ReportModel, acceptance: Acceptance, date: str, banner: list[st
         + "".join(f"<li>{escape(key)}: {escape(doc)}</li>" for key, doc in sorted(p.documents.items())) + "</ul></li>"
         for p in model.info.profiles) or f"<li>{escape(model.info.profile)}</li>"
     warnings = "".join(f"<p class='incomplete'>{escape(w)}</p>" for w in banner)
+    summary = _cover_summary(acceptance)
     return (
         f"<section id='cover'><h1>Fabric acceptance report: {escape(model.info.site)}</h1>{warnings}"
         f"<p id='verdict' class='verdict {'accepted' if accepted else 'rejected'}'>{escape(verdict)}</p>"
-        f"<div class='totals'>{boxes}</div><table class='facts' id='document-control'>"
+        f"<div class='totals'>{boxes}</div>{summary}<table class='facts' id='document-control'>"
         f"{_rows(_document_control(model, acceptance, date), 'cover-')}</table>"
         f"<h3>Scope</h3>{_scope_table(acceptance)}"
         f"<h3>Profiles and their documents</h3><ul class='profiles'>{profiles}</ul>"
         f"<h3>Inputs</h3>{_inputs(acceptance)}{_sign_off(signatories)}</section>"
     )
+
+
+def _cover_summary(acceptance: Acceptance) -> str:
+    """How many required items ran, what is missing (by check), and each approved deviation, on the cover."""
+    verdict = acceptance.verdict
+    if verdict is None:
+        return ""
+    missing = "; ".join(f"{check}: {count} ({nodes})" for check, count, nodes in verdict.missing_by_check())
+    lines = [f"{verdict.recorded:,} of {verdict.required:,} required items ran" + (f"; missing: {missing}" if missing else "")]
+    lines += [f"deviation approved by {d.approved_by} on {d.date}: {d.label}: {d.reason}" for d in verdict.used_deviations]
+    return "<ul id='cover-coverage'>" + "".join(f"<li>{escape(line)}</li>" for line in lines) + "</ul>"
 
 
 def coverage(acceptance: Acceptance, titles: dict[str, str]) -> str:
