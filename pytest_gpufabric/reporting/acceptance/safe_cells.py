@@ -20,7 +20,7 @@ REPLACEMENT = "\ufffd"
 
 def xlsx_value(sheet: WriteOnlyWorksheet, value: Any) -> Any:
     """A value for ``sheet.append``: text is forced to a text cell where openpyxl would make it a formula."""
-    if value is None or (isinstance(value, float) and pd.isna(value)):
+    if value is None or value is pd.NA or value is pd.NaT or (isinstance(value, float) and pd.isna(value)):
         return None
     if isinstance(value, str):
         text = ILLEGAL_CHARACTERS_RE.sub(REPLACEMENT, value)
