@@ -6,7 +6,9 @@ items of a homogeneous 256-node cluster have one kind of node.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import pytest
 
 from pytest_gpufabric.targets import SwitchPortTarget, SwitchTarget
 
@@ -67,3 +69,13 @@ class Applicability:
                 if not tags.intersection(spec.applies):
                     return None, tags
         return None, None
+
+
+class NotApplicable(pytest.skip.Exception):
+    """Raised by a check that finds, from the inventory alone, that it does not apply to its item (a node pair
+    mixing GPU vendors, a cluster of one node): a documented skip, which the verdict does not count as missing.
+    Any other skip of a required item (the soak not asked for) leaves the item missing."""
+
+
+def not_applicable(reason: str) -> NoReturn:
+    raise NotApplicable(reason)

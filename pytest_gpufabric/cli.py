@@ -80,10 +80,18 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
+    from pytest_gpufabric.catalog import load_catalog
     from pytest_gpufabric.reporting.acceptance.build import build_report
+    from pytest_gpufabric.signoff.run_setup import load_deviations
+    from pytest_gpufabric.signoff.runs import resolve_run
 
+    root = Path(args.results_root)
+    run, *retests = (resolve_run(text, root) for text in args.runs)
     recording = Path(args.recording) if args.recording else None
-    files = build_report(Path(args.results), Path(args.output), recording, pdf=not args.no_pdf)
+    deviations = load_deviations(Path(args.deviations) if args.deviations else None,
+                                 frozenset(spec.id for spec in load_catalog()))
+    files = build_report(run, Path(args.output), recording, retests=retests, deviations=deviations,
+                         pdf=not args.no_pdf, paper=args.paper)
     print("\n".join(files.summary_lines()))
     return EXIT_OK
 
@@ -109,10 +117,16 @@ def build_parser() -> argparse.ArgumentParser:
     add_discover_parser(sub)
     add_baseline_parser(sub)
     report = sub.add_parser("report", help="build the acceptance report (HTML, XLSX, CSV, PDF) of a run's results")
-    report.add_argument("results", metavar="RESULTS_DIR_OR_FILE", help="results.jsonl, or the directory holding it")
+    report.add_argument("runs", metavar="RUN", nargs="+",
+                        help="the acceptance run, then its retests in order: a run directory, its results.jsonl, a run "
+                             "id under --results-root, or a results root (its latest run); a retest alone brings the "
+                             "runs it retests")
+    report.add_argument("--results-root", metavar="DIR", default="gpufabric-results", help="where run ids are looked up")
     report.add_argument("--recording", metavar="DIR", help="the run's recording: raw evidence, per-size collective tables")
+    report.add_argument("--deviations", metavar="FILE", help="approved deviations, besides those the runs recorded")
+    report.add_argument("--paper", choices=("a4", "letter"), default="a4", help="paper size of the PDF files")
     report.add_argument("-o", "--output", metavar="OUT", required=True, help="directory to write the report into")
-    report.add_argument("--no-pdf", action="store_true", help="do not print report.pdf")
+    report.add_argument("--no-pdf", action="store_true", help="do not print the PDF files")
     report.set_defaults(func=_cmd_report)
     return root
 

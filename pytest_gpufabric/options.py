@@ -29,6 +29,13 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--gpufabric-results", metavar="DIR", default=DEFAULT_RESULTS_DIR, help=f"where results.jsonl and raw outputs go (default: {DEFAULT_RESULTS_DIR})")
     group.addoption("--gpufabric-report", metavar="DIR",
                     help="at the end of the run write the acceptance report into DIR: report.html, summary.xlsx, CSV files, report.pdf")
+    group.addoption("--deviations", metavar="FILE",
+                    help="approved deviations (YAML, a 'deviations:' list as in site.yaml); shown as deviations, never as passes")
+    group.addoption("--retest-of", metavar="RUN",
+                    help="this run retests RUN (a run directory or id under --gpufabric-results); default with --lf or "
+                         "--rerun-failed-pairs: the run they read")
+    group.addoption("--gpufabric-paper", choices=("a4", "letter"), default="a4",
+                    help="paper size of the acceptance report's PDF files (default: a4)")
     group.addoption("--insecure-host-keys", action="store_true", help="accept unknown SSH host keys (NOT recommended; host keys are verified by default)")
     group.addoption("--pair-policy", metavar="POLICY", default="all",
                     help="node pairs of the pair checks: all, rounds:K (K circle rounds), same-leaf, or list:FILE (default: all)")
@@ -54,6 +61,8 @@ class FabricOptions:
     results_dir: Path
     verify_host_keys: bool
     report_dir: Path | None = None
+    deviations_file: Path | None = None
+    paper: str = "a4"
 
     @property
     def mode_label(self) -> str:
@@ -89,4 +98,6 @@ def read_options(config: pytest.Config) -> FabricOptions:
         results_dir=Path(opt.gpufabric_results),
         verify_host_keys=not opt.insecure_host_keys,
         report_dir=Path(opt.gpufabric_report) if opt.gpufabric_report else None,
+        deviations_file=Path(opt.deviations) if opt.deviations else None,
+        paper=opt.gpufabric_paper,
     )

@@ -39,3 +39,22 @@ def implemented_checks(suite_dir: Path) -> list[ImplementedCheck]:
 def default_suite_dir() -> Path:
     """The acceptance suite of the checkout this package belongs to."""
     return Path(__file__).resolve().parents[1] / "suites" / "acceptance"
+
+
+def check_of_node_id(rootdir: Path, node_id: str) -> str | None:
+    """The check id of a node id's test function, read from its file (for an item whose worker crashed before
+    it reported anything); None when the file or the function is not found."""
+    path, _, rest = node_id.partition("::")
+    function = rest.rpartition("::")[2].split("[", 1)[0]
+    file = rootdir / path
+    if not file.is_file():
+        return None
+    try:
+        tree = ast.parse(file.read_text(encoding="utf-8"), filename=str(file))
+    except (SyntaxError, OSError, UnicodeDecodeError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
+            ids = [check_id for decorator in node.decorator_list for check_id in _check_ids(decorator)]
+            return ids[0] if ids else None
+    return None

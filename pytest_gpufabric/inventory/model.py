@@ -7,6 +7,7 @@ from ipaddress import IPv4Address, IPv4Interface
 from typing import Literal
 
 from pytest_gpufabric.inventory.frozen_map import FrozenMap
+from pytest_gpufabric.signoff.deviations import Deviation
 
 GpuVendor = Literal["amd", "nvidia", "none"]
 NicVendor = Literal["broadcom", "other"]
@@ -132,6 +133,16 @@ class Switch:
 
 
 @dataclass(frozen=True)
+class SiteTestPlan:
+    """The site's test plan (``test_plan:``): the document it implements, the node pairs the pair checks must
+    cover (a policy given only on the command line is a selection), and who signs the report."""
+
+    reference: str | None = None
+    pair_policy: str = "all"
+    sign_off: tuple[tuple[str, str], ...] = ()  # (role, name), in file order
+
+
+@dataclass(frozen=True)
 class Inventory:
     """The whole site: nodes and switches in file order, the threshold profile and site overrides."""
 
@@ -143,6 +154,8 @@ class Inventory:
     scrub_patterns: tuple[str, ...]
     nodes: tuple[Node, ...]
     switches: tuple[Switch, ...]
+    test_plan: SiteTestPlan = SiteTestPlan()
+    deviations: tuple[Deviation, ...] = ()
 
     def node(self, name: str) -> Node:
         """The node with this name; KeyError if there is none."""

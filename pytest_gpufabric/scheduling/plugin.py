@@ -21,7 +21,7 @@ import pytest
 from pytest_gpufabric.checks.localization import (
     PairOutcome,
     localize,
-    split_pair_id,
+    record_pair_outcomes,
     summary_lines,
 )
 from pytest_gpufabric.errors import UsageError
@@ -201,17 +201,9 @@ class SchedulingPlugin:
         if isinstance(round_info, dict) and not hasattr(self.config, "workerinput"):
             pairs = data.get("pairs") or ()
             self.progress.add(round_info, len(pairs), sum(pair["outcome"] != "passed" for pair in pairs))
-        check_id = str(data["check_id"])
-        for pair in data.get("pairs") or ():  # node-pair items: localize per NIC pair
-            self.outcomes.append(PairOutcome(check_id, f"{pair['node_a']}/{pair['nic_a']}", f"{pair['node_b']}/{pair['nic_b']}",
-                                             pair["outcome"] == "failed"))
-        if data.get("pairs"):
-            return
-        ends = split_pair_id(str(data["target"]))
-        if ends is None:
-            return
-        failed = report.failed and not data.get("error_kind")
-        self.outcomes.append(PairOutcome(check_id, ends[0], ends[1], failed))
+        outcome = "failed" if report.failed and not data.get("error_kind") else "other"
+        self.outcomes.extend(record_pair_outcomes({"check_id": data["check_id"], "item": data["target"],
+                                                   "outcome": outcome, "pairs": data.get("pairs")}))
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if hasattr(self.config, "workerinput"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_gpufabric.applicability import not_applicable
 from pytest_gpufabric.checks.host import iommu_evidence, iommu_mode, routing_problems, shared_subnets
 from pytest_gpufabric.checks.service_facts import service_states
 from pytest_gpufabric.commands import sh
@@ -80,7 +81,7 @@ def test_arp_flux_avoided(node: NodeTarget, gpufabric: CheckContext) -> None:
 @pytest.mark.check("HOST-007")
 def test_source_routing_table(nic: NicTarget, gpufabric: CheckContext) -> None:
     if nic.nic.route_table is None:
-        pytest.skip(f"{nic.id}: the inventory declares no route_table (not the routed subnet scheme of S0 2.4.1)")
+        not_applicable(f"{nic.id}: the inventory declares no route_table (not the routed subnet scheme of S0 2.4.1)")
     rules = gpufabric.parse(parse_ip_rule, gpufabric.run(nic.node.name, "ip rule show", cached=True))
     routes = gpufabric.parse(parse_ip_route, gpufabric.run(nic.node.name, sh("ip", "route", "list", "table", str(nic.nic.route_table))))
     problems = routing_problems(rules, routes, nic.nic.ipv4.ip, nic.nic.route_table, nic.nic.gateway)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_gpufabric.applicability import not_applicable
 from pytest_gpufabric.checks.mpi import launch_command, launch_plan
 from pytest_gpufabric.checks.osu import COLLECTIVE_SIZE, COLLECTIVES, judged_value, osu_program, point_to_point_runs
 from pytest_gpufabric.context import CheckContext
@@ -18,7 +19,7 @@ HOSTFILE = "/tmp/gpufabric-hostfile-osu"
 def test_osu_point_to_point(node_pair: NodePairTarget, gpufabric: CheckContext, pytestconfig: pytest.Config) -> None:
     vendors = {node_pair.a.platform.gpu_vendor, node_pair.b.platform.gpu_vendor}
     if len(vendors) > 1:
-        pytest.skip(f"OSU-001 device buffers need one GPU vendor on both ends; {node_pair.id} mixes {'/'.join(sorted(vendors))}")
+        not_applicable(f"OSU-001 device buffers need one GPU vendor on both ends; {node_pair.id} mixes {'/'.join(sorted(vendors))}")
     launcher, vendor = pytestconfig.getoption("mpi_launcher"), node_pair.a.platform.gpu_vendor
     values = []
     for run in point_to_point_runs():
@@ -33,7 +34,7 @@ def test_osu_point_to_point(node_pair: NodePairTarget, gpufabric: CheckContext, 
 @pytest.mark.check("OSU-002")
 def test_osu_collectives(cluster: ClusterTarget, gpufabric: CheckContext, pytestconfig: pytest.Config) -> None:
     if len(cluster.nodes) < 2:
-        pytest.skip("OSU collectives need at least two nodes")
+        not_applicable("OSU collectives need at least two nodes")
     plan = launch_plan(cluster.nodes, len(cluster.nodes[0].gpus))
     values = []
     for benchmark in COLLECTIVES:
