@@ -87,7 +87,7 @@ def merge_counters(parts: Iterable[dict[str, PortCounters]]) -> dict[str, PortCo
         for name, counters in part.items():
             base = merged.get(name, PortCounters(name))
             filled = {f.name: getattr(counters, f.name) for f in fields(PortCounters)
-                      if f.name != "name" and getattr(counters, f.name) is not None}
+                      if f.name != "name" and getattr(counters, f.name) not in (None, {})}
             merged[name] = replace(base, **filled)
     return merged
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -70,12 +71,53 @@ class PortStatus:
 
 
 @dataclass(frozen=True)
+class QueueWatchdog:
+    """The PFC watchdog's statistics of one queue of a port (None: not shown by the output)."""
+
+    status: str | None = None  # operational, stormed, N/A
+    storms_detected: int | None = None
+    storms_restored: int | None = None
+    tx_ok: int | None = None
+    tx_drop: int | None = None
+    rx_ok: int | None = None
+    rx_drop: int | None = None
+
+
+@dataclass(frozen=True)
 class PortCounters:
-    """The counters SW-007 compares before and after the traffic tests (None: not shown by this output)."""
+    """The counters SW-007 compares before and after the traffic tests (None or empty: not shown).
+
+    PFC frames per priority where the output shows them (``pfc_rx_priorities``), else the port's total
+    (``pfc_rx``); drops per egress queue by the OS's queue label (``UC3``/``MC8`` on SONiC, ``3`` elsewhere);
+    the PFC watchdog per queue."""
 
     name: str
     pfc_rx: int | None = None
     pfc_tx: int | None = None
     in_discards: int | None = None
     out_discards: int | None = None
-    watchdog_storms: int | None = None
+    pfc_rx_priorities: dict[int, int] = field(default_factory=dict)
+    pfc_tx_priorities: dict[int, int] = field(default_factory=dict)
+    queue_drops: dict[str, int] = field(default_factory=dict)
+    watchdog: dict[str, QueueWatchdog] = field(default_factory=dict)
+
+    @property
+    def watchdog_storms(self) -> int | None:
+        """Storms the watchdog detected on all queues of the port (None: no watchdog statistics)."""
+        counts = [q.storms_detected for q in self.watchdog.values() if q.storms_detected is not None]
+        return sum(counts) if counts else None
+
+    def as_plain(self) -> dict[str, Any]:
+        """JSON-ready data (the SW-007 snapshot files); ``from_plain`` reads it back."""
+        data = asdict(self)
+        for key in ("pfc_rx_priorities", "pfc_tx_priorities"):
+            data[key] = {str(k): v for k, v in data[key].items()}
+        return data
+
+    @classmethod
+    def from_plain(cls, data: dict[str, Any]) -> PortCounters:
+        values = dict(data)
+        for key in ("pfc_rx_priorities", "pfc_tx_priorities"):
+            values[key] = {int(k): v for k, v in values.get(key, {}).items()}
+        values["watchdog"] = {k: QueueWatchdog(**v) for k, v in values.get("watchdog", {}).items()}
+        return cls(**values)

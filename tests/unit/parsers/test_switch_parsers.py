@@ -9,12 +9,6 @@ from pytest_gpufabric.errors import ParseError
 from pytest_gpufabric.parsers.eos_config import parse_running_config
 from pytest_gpufabric.parsers.eos_show import parse_interfaces_json, parse_pfc_counters, parse_pfc_watchdog
 from pytest_gpufabric.parsers.sonic_config_db import parse_config_db
-from pytest_gpufabric.parsers.sonic_show import (
-    parse_interfaces_counters,
-    parse_interfaces_status,
-    parse_pfc_counters as parse_sonic_pfc,
-    parse_pfcwd_stats,
-)
 
 
 def test_eos_s0_running_config_resolves_the_service_profile() -> None:
@@ -72,16 +66,3 @@ def test_sonic_config_db_of_sonic_utilities() -> None:
 def test_sonic_config_db_without_port_table_is_refused() -> None:
     with pytest.raises(ParseError, match="no PORT table"):
         parse_config_db(read_output("sonic-config-db", "sonic-utilities-config_qos.json"))
-
-
-def test_sonic_show_tables() -> None:
-    status = parse_interfaces_status(read_output("sonic-interfaces-status", "sonic-utilities-intfutil.txt"))
-    assert (status["Ethernet0"].oper_up, status["Ethernet0"].speed_gbps, status["Ethernet0"].mtu, status["Ethernet0"].fec) == (
-        False, 25.0, 9100, "rs")
-    assert status["Ethernet16"].speed_gbps == 0.1 and status["Ethernet32"].oper_up
-    counters = parse_interfaces_counters(read_output("sonic-interfaces-counters", "sonic-utilities-portstat.txt"))
-    assert (counters["Ethernet4"].in_discards, counters["Ethernet0"].out_discards) == (1000, None)
-    pfc = parse_sonic_pfc(read_output("sonic-pfc-counters", "sonic-utilities-pfcstat.txt"))
-    assert (pfc["Ethernet0"].pfc_rx, pfc["Ethernet0"].pfc_tx) == (1200 + sum(range(201, 208)), 1210 + sum(range(211, 218)))
-    storms = parse_pfcwd_stats(read_output("sonic-pfcwd-stats", "sonic-utilities-pfcwd.txt"))
-    assert {name: c.watchdog_storms for name, c in storms.items()} == {"Ethernet0": 1, "Ethernet4": 2, "Ethernet8": 3}
