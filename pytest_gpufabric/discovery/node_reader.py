@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pytest_gpufabric.commands import sh
 from pytest_gpufabric.errors import ParseError, RecordingError
 from pytest_gpufabric.parsers.pci_path import PciDevicePath, parse_pci_device_path
+from pytest_gpufabric.parsers.reading import Parsed, facts_of
 from pytest_gpufabric.transport.base import CommandResult, Transport
 
 T = TypeVar("T")
@@ -55,9 +56,10 @@ class NodeReader:
         return self.transport.run(self.node, command, self.timeout_s, item=ITEM)
 
     def answer(
-        self, command: str, parse: Callable[[str], T], ok_codes: tuple[int, ...] = (0,), *, facet: str | None = None
-    ) -> T | None:
-        """The parsed output, or None (noted) when the command failed: the tool is absent or has nothing.
+        self, command: str, parse: Callable[[str], Any], ok_codes: tuple[int, ...] = (0,), *, facet: str | None = None
+    ) -> Any:
+        """The facts of the parsed output, or None (noted) when the command failed: the tool is absent or has
+        nothing. Lines of the output the parser did not understand are noted (they cost only their facts).
         An output that cannot be parsed is a gap of ``facet`` (None returned); without a facet (a fact the
         node's identity needs) it raises the parser's ParseError. Replaying a recording made before a facet was
         read, the facet's command is noted as not recorded."""
@@ -73,12 +75,17 @@ class NodeReader:
             self.notes.append(f"`{command}` exited {result.exit_code}" + (f": {reason[-1][:120]}" if reason else ""))
             return None
         try:
-            return parse(result.stdout)
+            parsed = parse(result.stdout)
         except ParseError as exc:
             if facet is None:
                 raise
             self.gaps.append(Gap(facet, command, exc.reason))
             return None
+        if isinstance(parsed, Parsed) and parsed.unread:
+            first = parsed.unread[0].describe()
+            more = f" and {len(parsed.unread) - 1} more" if len(parsed.unread) > 1 else ""
+            self.notes.append(f"`{command}`: not understood, {first}{more}")
+        return facts_of(parsed)
 
     def gap(self, facet: str) -> Gap | None:
         """The gap of ``facet``, if its output could not be read."""

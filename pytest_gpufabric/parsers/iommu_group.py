@@ -13,26 +13,29 @@ import re
 from typing import Optional
 
 from pytest_gpufabric.parsers.pci_path import normalize_bdf
+from pytest_gpufabric.parsers.reading import Parsed, Reading
 from pytest_gpufabric.parsers.registry import parser
-from pytest_gpufabric.parsers.textutil import clean_lines, fail
+from pytest_gpufabric.parsers.truncation import refuse_unfinished_line
 
 TOOL = "sysfs-iommu-group"
 LINE = re.compile(r"^(?:.*/)?(?P<bdf>[0-9a-fA-F]{4,8}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7])/(?P<field>vendor|iommu_group/type):(?P<value>\S+)$")
 
 
 @parser(TOOL, "grep -H . <dev>/vendor <dev>/iommu_group/type: each present device's IOMMU group type (None: no group)")
-def parse_iommu_groups(text: str) -> dict[str, Optional[str]]:
+def parse_iommu_groups(text: str) -> Parsed[dict[str, Optional[str]]]:
+    reading = Reading(TOOL, text)
+    refuse_unfinished_line(reading, text)
     present: set[str] = set()
     types: dict[str, str] = {}
-    for line in clean_lines(TOOL, text):
-        if not line.strip():
-            continue
-        match = LINE.match(line.strip())
+    for line in reading.content():
+        match = LINE.match(line.stripped)
         if not match:
-            fail(TOOL, f"expected '<device>/vendor:<id>' or '<device>/iommu_group/type:<type>', found {line.strip()[:80]!r}")
+            reading.unread(line, "expected '<device>/vendor:<id>' or '<device>/iommu_group/type:<type>'")
+            continue
         bdf = normalize_bdf(match.group("bdf"))
         if match.group("field") == "vendor":
             present.add(bdf)
         else:
             types[bdf] = match.group("value")
-    return {bdf: types.get(bdf) for bdf in sorted(present | set(types))}
+        reading.used(line)
+    return reading.done({bdf: types.get(bdf) for bdf in sorted(present | set(types))}, nothing="no '<device>/vendor:' line")

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Optional
 
 from pytest_gpufabric.parsers.dmesg import KernelLog
+from pytest_gpufabric.parsers.reading import Parsed, Reading
 from pytest_gpufabric.parsers.registry import parser
-from pytest_gpufabric.parsers.textutil import clean_lines, fail
 
 TOOL = "systemd-detect-virt"
 DMI_TOOL = "sysfs-dmi-id"
@@ -50,21 +50,29 @@ KERNEL_NAMES = (("KVM", "kvm"), ("Microsoft Hyper", "microsoft"), ("VMware", "vm
                 ("ACRN", "acrn"), ("Jailhouse", "jailhouse"), ("Bhyve", "bhyve"))  # fmt: skip
 
 
+def _one_line(tool: str, text: str, what: str, accept: object) -> Parsed[object]:
+    """The one content line of an output, read by ``accept`` (a value, or None when the line is not one)."""
+    reading = Reading(tool, text)
+    value = None
+    for line in reading.content():
+        found = accept(line.stripped) if value is None else None  # type: ignore[operator]
+        if found is None:
+            reading.unread(line, f"expected {what}" if value is None else "a second line")
+        else:
+            value = found
+            reading.used(line)
+    return reading.done(value, nothing=f"no line with {what}")
+
+
 @parser(TOOL, "systemd-detect-virt: the hypervisor identifier (vmware, kvm, ...) or none")
-def parse_detect_virt(text: str) -> str:
-    lines = [line.strip() for line in clean_lines(TOOL, text) if line.strip()]
-    if len(lines) != 1 or not WORD.match(lines[0]):
-        fail(TOOL, f"expected one word such as 'vmware' or 'none', found {' '.join(lines)[:80]!r}")
-    return lines[0]
+def parse_detect_virt(text: str) -> Parsed[str]:
+    return _one_line(TOOL, text, "one word such as 'vmware' or 'none'", lambda line: line if WORD.match(line) else None)  # type: ignore[return-value]
 
 
 @parser(DMI_TOOL, "cat /sys/class/dmi/id/<field>: one field of the firmware's system identification (sys_vendor...)")
-def parse_dmi_value(text: str) -> str:
+def parse_dmi_value(text: str) -> Parsed[str]:
     """The one line a DMI identification file holds (the SMBIOS string the kernel exposes there)."""
-    lines = [line.strip() for line in clean_lines(DMI_TOOL, text) if line.strip()]
-    if len(lines) != 1:
-        fail(DMI_TOOL, f"expected the one line of a DMI identification file, found {len(lines)} lines")
-    return lines[0]
+    return _one_line(DMI_TOOL, text, "the one line of a DMI identification file", lambda line: line)  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -80,13 +88,16 @@ class CpuFlags:
         return "hypervisor" in self.flags
 
 
-@parser(CPU_FLAGS_TOOL, "grep -m1 -E '^(flags|Features)' /proc/cpuinfo: the CPU feature flags of the first CPU")
-def parse_cpu_flags(text: str) -> CpuFlags:
-    lines = [line.strip() for line in clean_lines(CPU_FLAGS_TOOL, text) if line.strip()]
-    match = FLAGS_LINE.match(lines[0]) if len(lines) == 1 else None
+def _flags(line: str) -> CpuFlags | None:
+    match = FLAGS_LINE.match(line)
     if not match or not match.group("flags").split():
-        fail(CPU_FLAGS_TOOL, f"expected one 'flags : <flag> ...' line, found {' '.join(lines)[:80]!r}")
+        return None
     return CpuFlags(match.group("key") == "flags", frozenset(match.group("flags").split()))
+
+
+@parser(CPU_FLAGS_TOOL, "grep -m1 -E '^(flags|Features)' /proc/cpuinfo: the CPU feature flags of the first CPU")
+def parse_cpu_flags(text: str) -> Parsed[CpuFlags]:
+    return _one_line(CPU_FLAGS_TOOL, text, "one 'flags : <flag> ...' line", _flags)  # type: ignore[return-value]
 
 
 def dmi_hypervisor(fields: dict[str, str]) -> Optional[tuple[str, str]]:

@@ -18,7 +18,7 @@ VIRTIO_NET = "0000:00:03.0"  # the development host's virtio network device (a K
 
 
 def test_a_device_in_no_iommu_group_is_read_from_a_real_guest() -> None:
-    groups = parse_iommu_groups(read_output("sysfs-iommu-group", "devhost_virtio_net_no_group.txt"))
+    groups = parse_iommu_groups(read_output("sysfs-iommu-group", "devhost_virtio_net_no_group.txt")).facts
     assert groups == {VIRTIO_NET: None}
     assert guest_iommu_mode(groups, [VIRTIO_NET]) == ("off", f"{VIRTIO_NET}: in no IOMMU group")
 
