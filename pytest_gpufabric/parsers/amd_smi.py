@@ -10,7 +10,10 @@ Text layouts:
   ``FW_ID: CP_MEC1``); some releases put a line of one space between the blocks.
 - ``amd-smi xgmi`` prints a ``LINK METRIC TABLE:`` of one line per GPU (bdf, bit rate, bandwidth, link type),
   each followed by its ``Read`` and ``Write`` lines: the data exchanged with every GPU of the header (full
-  BDFs in some releases, ``05:00.0`` in others).
+  BDFs in some releases, ``05:00.0`` or ``GPU0`` in others); later releases add ``GPU LINK PORT STATUS:`` (U, D
+  or X per XGMI port) and ``XGMI LINK STATUS:`` (per GPU pair) tables and a Legend. Where amd-smi prints a value
+  as wide as its column (``65535 Gb/s4294967295 Gb/sN/A`` on GPUs without XGMI) the cells are fused and the line
+  is refused with its Read/Write lines.
 
 Each is read by the parsing rule: a line the parser does not understand costs only its own facts (a table row
 that does not fit its header is refused, never shifted), and an output is refused only when nothing in it is.
@@ -112,16 +115,16 @@ def parse_amd_smi_topology(text: str) -> Parsed[AmdTopology]:
     blocks: dict[str, list[Line]] = {}
     current: list[Line] | None = None
     for line in reading.content():
-        title = TABLE_TITLE.match(line.stripped)
+        title = TABLE_TITLE.match(line.words)
         if title:
             reading.known(line)
             current = blocks.setdefault(title.group(1), [])
-        elif line.stripped == "Legend:":
+        elif line.words == "Legend:":
             reading.known(line)
             current = None
         elif current is not None:
             current.append(line)
-        elif LEGEND_LINE.match(line.stripped):
+        elif LEGEND_LINE.match(line.words):
             reading.known(line)
     tables: dict[str, dict[str, dict[str, str]]] = {}
     devices: tuple[str, ...] = ()
@@ -308,17 +311,32 @@ class XgmiLink:
 
 
 XGMI_TITLE = "LINK METRIC TABLE:"
+PORT_TITLE = "GPU LINK PORT STATUS:"
+STATUS_TITLE = "XGMI LINK STATUS:"
 XGMI_FIXED = ("bdf", "bit_rate", "max_bandwidth", "link_type")
 XGMI_GPU = re.compile(r"^GPU\d+$")
+PORT_STATES = {"U", "D", "X"}  # the Legend: Up / Down / Disabled
+PEER_STATES = PORT_STATES | {"SELF", "N/A"}
+
+
+@dataclass(frozen=True)
+class AmdXgmi:
+    """``amd-smi xgmi``: the LINK METRIC TABLE (per GPU), and in later releases the state of each GPU's XGMI ports
+    (``GPU LINK PORT STATUS``: U / D / X per port) and of its link to each GPU (``XGMI LINK STATUS``)."""
+
+    links: dict[str, XgmiLink]
+    ports: dict[str, tuple[str, ...]]
+    peers: dict[str, dict[str, str]]
 
 
 def _xgmi_row(reading: Reading, header: Header, peers: tuple[str, ...], line: Line, links: dict[str, XgmiLink],
               last: list[str]) -> None:
-    """One line of the table: a GPU's own line, or the Read/Write line of the GPU above it."""
+    """One line of the metric table: a GPU's own line, or the Read/Write line of the GPU above it."""
     with reading.row(line, scope=line.stripped.split()[0]):
         cells = header.cells(line)
         label = cells[LABEL]
         if XGMI_GPU.match(label):
+            last[:] = []  # a refused GPU line leaves its Read/Write lines without a GPU
             fixed = {name: cells[name] for name in XGMI_FIXED}
             if not BDF_SHORT.match(fixed["bdf"]) or not all(fixed.values()) or label in links:
                 raise Unfit(f"{label}: expected its bdf, bit_rate, max_bandwidth and link_type")
@@ -329,7 +347,7 @@ def _xgmi_row(reading: Reading, header: Header, peers: tuple[str, ...], line: Li
             last[:] = [label]
             return
         if label not in ("Read", "Write") or not last or any(cells[name] for name in XGMI_FIXED):
-            raise Unfit(f"expected 'GPU<n>' or a 'Read'/'Write' line under it, found {label!r}")
+            raise Unfit(f"expected 'GPU<n>' or a 'Read'/'Write' line under a GPU line read, found {label!r}")
         values = {peer: cells[peer] for peer in peers}
         bad = [value for value in values.values() if not value or not CELL.match(value)]
         if bad:
@@ -337,24 +355,58 @@ def _xgmi_row(reading: Reading, header: Header, peers: tuple[str, ...], line: Li
         getattr(links[last[0]], label.lower()).update(values)
 
 
-@parser(XGMI_TOOL, "amd-smi xgmi: per GPU, its XGMI bit rate, bandwidth and link type, data read and written per peer GPU")
-def parse_amd_smi_xgmi(text: str) -> Parsed[dict[str, XgmiLink]]:
+def _status_row(reading: Reading, header: Header, peers: tuple[str, ...], line: Line, xgmi: AmdXgmi,
+                title: str) -> None:
+    """One GPU's line of GPU LINK PORT STATUS (its ports' states) or XGMI LINK STATUS (its link to each GPU)."""
+    with reading.row(line, scope=line.stripped.split()[0]):
+        cells = header.cells(line)
+        label = cells[LABEL]
+        if not XGMI_GPU.match(label) or not BDF_SHORT.match(cells["bdf"]):
+            raise Unfit(f"expected 'GPU<n> <bdf> ...', found {label!r}")
+        if title == PORT_TITLE:
+            states = tuple(cells["port_num"].split())
+            if not states or not set(states) <= PORT_STATES or label in xgmi.ports:
+                raise Unfit(f"{label}: expected one U, D or X per port, found {cells['port_num']!r}")
+            xgmi.ports[label] = states
+            return
+        values = {peer: cells[peer] for peer in peers}
+        if not all(value in PEER_STATES for value in values.values()) or label in xgmi.peers:
+            raise Unfit(f"{label}: expected U, D, X, SELF or N/A under each GPU, found {list(values.values())}")
+        xgmi.peers[label] = values
+
+
+@parser(XGMI_TOOL, "amd-smi xgmi: per GPU, its XGMI bit rate, bandwidth and link type, data read and written per peer "
+                   "GPU; the state of its XGMI ports and of its link to each GPU")
+def parse_amd_smi_xgmi(text: str) -> Parsed[AmdXgmi]:
     reading = Reading(XGMI_TOOL, text)
     refuse_unfinished_line(reading, text)
-    links: dict[str, XgmiLink] = {}
+    xgmi = AmdXgmi({}, {}, {})
+    title = ""
     header: Header | None = None
     peers: tuple[str, ...] = ()
     last: list[str] = []
     for line in reading.content():
-        words = line.stripped.split()
-        if line.stripped == XGMI_TITLE:
+        words = line.words.split()
+        if line.words in (XGMI_TITLE, PORT_TITLE, STATUS_TITLE, "Legend:"):
+            title, header, last = line.words, None, []
             reading.known(line)
-        elif tuple(words[:4]) == XGMI_FIXED and all(BDF_SHORT.match(word) for word in words[4:]):
-            header, peers, last = header_from_names(line, leading=LABEL), tuple(words[4:]), []
+        elif title == "Legend:" and LEGEND_LINE.match(line.words):
             reading.known(line)
+        elif title == XGMI_TITLE and tuple(words[:4]) == XGMI_FIXED and all(BDF_SHORT.match(w) or XGMI_GPU.match(w)
+                                                                             for w in words[4:]):
+            header, peers = header_from_names(line, leading=LABEL), tuple(words[4:])
+            reading.known(line)
+        elif title == PORT_TITLE and words == ["bdf", "port_num"]:
+            header = header_from_names(line, leading=LABEL)
+            reading.known(line)
+        elif title == STATUS_TITLE and words[:1] == ["bdf"] and words[1:] and all(XGMI_GPU.match(w) for w in words[1:]):
+            header, peers = header_from_names(line, leading=LABEL), tuple(words[1:])
+            reading.known(line)
+        elif header is not None and title == XGMI_TITLE:
+            _xgmi_row(reading, header, peers, line, xgmi.links, last)
         elif header is not None:
-            _xgmi_row(reading, header, peers, line, links, last)
-    return reading.done(links, nothing=f"no '{XGMI_TITLE}' line could be read")
+            _status_row(reading, header, peers, line, xgmi, title)
+    return reading.done(xgmi, nothing=f"no '{XGMI_TITLE}' line could be read")
 
 
 @parser(JSON_TOOL, "amd-smi static|metric|process --json: per GPU, the object amd-smi printed")

@@ -166,7 +166,7 @@ def parse_nvidia_smi_topo(text: str) -> Parsed[TopologyMatrix]:
         if nic and nic.group(1) in devices and nic.group(1) not in nics:
             nics[nic.group(1)] = nic.group(2)
             reading.used(line)
-        elif LEGEND_TITLE.match(line.stripped) or LEGEND_ENTRY.match(line.stripped):
+        elif LEGEND_TITLE.match(line.stripped) or LEGEND_ENTRY.match(line.stripped) or line.stripped.startswith("```"):
             reading.known(line)
     return reading.done(TopologyMatrix(devices, links, extra, nics), nothing="no row of the matrix could be read")
 

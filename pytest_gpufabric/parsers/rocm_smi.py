@@ -40,8 +40,8 @@ def parse_rocm_smi_showbus(text: str) -> Parsed[dict[int, str]]:
     refuse_unfinished_line(reading, text)
     buses: dict[int, str] = {}
     for line in reading.content():
-        field = GPU_FIELD.match(line.stripped)
-        if BANNER.match(line.stripped) or KNOWN_LINE.match(line.stripped):
+        field = GPU_FIELD.match(line.words)
+        if BANNER.match(line.words) or KNOWN_LINE.match(line.words):
             reading.known(line)
         elif field and field.group(2) == "PCI Bus":
             index, bus = int(field.group(1)), field.group(3)
@@ -77,8 +77,8 @@ def _matrix(reading: Reading, lines: list[Line], kind: str) -> TopologyMatrix | 
     devices = tuple(header_line.text.split())
     header = header_from_names(header_line, leading=LABEL)
     links: dict[str, dict[str, str]] = {}
-    rows = [line for line in lines if line.number > header_line.number and line.stripped.startswith("GPU")
-            and not GPU_FIELD.match(line.stripped)]
+    rows = [line for line in lines if line.number > header_line.number and line.words.startswith("GPU")
+            and not GPU_FIELD.match(line.words)]
     read_rows(reading, header, rows, devices, _cell_ok(kind), links)  # type: ignore[arg-type]
     return TopologyMatrix(devices, links, {})
 
@@ -88,7 +88,7 @@ def parse_rocm_smi_showtopotype(text: str) -> Parsed[TopologyMatrix]:
     reading = Reading(TOPO_TOOL, text)
     refuse_unfinished_line(reading, text)
     for line in reading.content():
-        if BANNER.match(line.stripped) or KNOWN_LINE.match(line.stripped):
+        if BANNER.match(line.words) or KNOWN_LINE.match(line.words):
             reading.known(line)
     matrix = _matrix(reading, reading.content(), "link_type")
     return reading.done(matrix or TopologyMatrix((), {}, {}), nothing="no 'GPU0 GPU1 ...' link type table")
@@ -111,11 +111,11 @@ def _sections(reading: Reading) -> dict[str, list[Line]]:
     sections: dict[str, list[Line]] = {}
     current: list[Line] | None = None
     for line in reading.content():
-        banner = BANNER.match(line.stripped)
+        banner = BANNER.match(line.words)
         if banner:
             reading.known(line)
             current = sections.setdefault(banner.group(1), [])
-        elif KNOWN_LINE.match(line.stripped):
+        elif KNOWN_LINE.match(line.words):
             reading.known(line)
         elif current is not None:
             current.append(line)
@@ -132,7 +132,7 @@ def parse_rocm_smi_showtopo(text: str) -> Parsed[RocmTopology]:
     for line in sections.get("Numa Nodes", []):
         if reading.outcome(line) is not None:
             continue
-        field = GPU_FIELD.match(line.stripped)
+        field = GPU_FIELD.match(line.words)
         kind = NUMA_FIELD.match(field.group(2)) if field else None
         if not field or not kind:
             reading.unread(line, "expected 'GPU[<n>] : (Topology) Numa Node|Affinity: <n>'", "Numa Nodes")
