@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from ipaddress import IPv4Network
 
 from pytest_gpufabric.discovery.cabling import Cabling
+from pytest_gpufabric.discovery.matrix_check import cross_check
 from pytest_gpufabric.discovery.pairing import pair_nic
 from pytest_gpufabric.discovery.probe import LINK, RDMA, RULES, FoundNic, NodeFacts
 from pytest_gpufabric.discovery.virtualization import BARE_METAL, UNKNOWN, Virtualization
@@ -189,10 +190,13 @@ class _Assembler:
         cable = self.cabling.cable(facts, nic)
         self.comments[(*key, "switch" if cable.switch is None else "switch_port")] = cable.comment
         pairing = pair_nic(nic.path, gpu_paths)  # type: ignore[arg-type]
+        matrix = cross_check(facts.topology, nic.name, pairing.gpu)
         if gpu_paths or nic.path is not None:
-            self.comments[(*key, "gpu")] = pairing.reason
+            self.comments[(*key, "gpu")] = pairing.reason if matrix is None else f"{pairing.reason}; {matrix[0]}"
             if pairing.gpu is None and gpu_paths:
                 self.findings.append(Finding(node, f"{nic.name} {pairing.reason}"))
+        if matrix is not None and matrix[1]:
+            self.findings.append(Finding(node, f"{nic.name} paired with GPU {pairing.gpu} by the PCIe tree; {matrix[0]}"))
         pci = nic.pci
         if pci is None:
             pci = placeholder_pci(position)

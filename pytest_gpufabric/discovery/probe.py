@@ -20,10 +20,11 @@ from pytest_gpufabric.parsers.ethtool import parse_ethtool, parse_ethtool_driver
 from pytest_gpufabric.parsers.ip import Rule, parse_ip_addr, parse_ip_route, parse_ip_rule
 from pytest_gpufabric.parsers.lldp import LldpNeighbor, parse_lldpctl_keyvalue
 from pytest_gpufabric.parsers.lspci import parse_lspci
-from pytest_gpufabric.parsers.nvidia_smi import parse_nvidia_smi_query
+from pytest_gpufabric.parsers.nvidia_smi import parse_nvidia_smi_query, parse_nvidia_smi_topo
 from pytest_gpufabric.parsers.pci_path import PciDevicePath
 from pytest_gpufabric.parsers.rdma import parse_rdma_link
 from pytest_gpufabric.parsers.rocm_smi import parse_rocm_smi_showbus
+from pytest_gpufabric.parsers.topology import TopologyMatrix
 from pytest_gpufabric.transport.base import Transport
 
 RDMA_LINKS = "rdma link show"
@@ -33,12 +34,14 @@ AMD_GPUS = "rocm-smi --showbus"
 NVIDIA_GPUS = "nvidia-smi --query-gpu=index,pci.bus_id,name --format=csv"
 LSPCI = "lspci -vvv"
 LLDP_NEIGHBORS = "lldpctl -f keyvalue"
+NVIDIA_TOPOLOGY = "nvidia-smi topo -m"
 RESERVED_TABLES = frozenset({"main", "local", "default", "253", "254", "255"})
 BROADCOM_DRIVERS = frozenset({"bnxt_en", "bnxt_re"})
 GPU_MODEL = re.compile(r"^(MI\d+[A-Z]*|[A-Z]{1,2}\d{2,3}[A-Z]*)$")
 # The facets a node is read by; an output of one that cannot be read leaves that facet's gap.
-ADDRESSES, RULES, LLDP, RDMA, ROUTES, DRIVER, LINK, MODEL = (
-    "IPv4 addresses", "routing rules", "LLDP", "RDMA links", "routing table", "NIC driver", "link speed", "GPU model")
+ADDRESSES, RULES, LLDP, RDMA, ROUTES, DRIVER, LINK, MODEL, MATRIX = (
+    "IPv4 addresses", "routing rules", "LLDP", "RDMA links", "routing table", "NIC driver", "link speed", "GPU model",
+    "GPU/NIC matrix")
 
 
 def route_table_command(table: int) -> str:
@@ -95,6 +98,7 @@ class NodeFacts:
     notes: tuple[str, ...] = ()
     lldp_answered: bool = False
     gaps: tuple[Gap, ...] = ()
+    topology: TopologyMatrix | None = None  # nvidia-smi topo -m (NVIDIA nodes with NICs): the pairing's cross-check
 
     def gap(self, facet: str) -> Gap | None:
         return next((gap for gap in self.gaps if gap.facet == facet), None)
@@ -198,6 +202,7 @@ def probe_node(transport: Transport, name: str, address: str, timeout_s: float =
         for nic_name, netdev, rdma in _candidates(reader, tables, by_netdev)
     )  # fmt: skip
     gpus = tuple(FoundGpu(index, bdf, reader.pci_path(bdf)) for index, bdf in sorted(buses.items()))
+    topology = reader.answer(NVIDIA_TOPOLOGY, parse_nvidia_smi_topo, facet=MATRIX) if vendor == "nvidia" and nics else None
     if vendor == "amd":
         model = _amd_model(reader, buses)
     else:
@@ -212,4 +217,4 @@ def probe_node(transport: Transport, name: str, address: str, timeout_s: float =
         virtualization_steps=virtualization.steps,
     )
     return NodeFacts(name, address, platform, gpus, nics, tuple(reader.notes), lldp_answered=neighbors is not None,
-                     gaps=tuple(reader.gaps))  # fmt: skip
+                     gaps=tuple(reader.gaps), topology=topology)  # fmt: skip
