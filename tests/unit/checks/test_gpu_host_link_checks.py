@@ -51,9 +51,9 @@ def test_routing_problems_on_s0_samples() -> None:
 
 
 def test_share_pcie_switch() -> None:
-    gpu = parse_pci_device_path("/sys/devices/pci0000:19/0000:19:01.1/0000:1a:00.0/0000:1b:00.0/0000:1c:00.0\n")
-    nic = parse_pci_device_path("/sys/devices/pci0000:19/0000:19:01.1/0000:1a:00.0/0000:1b:00.1/0000:1d:00.0\n")
-    alone = parse_pci_device_path("/sys/devices/pci0000:19/0000:19:01.1/0000:1d:00.0\n")
+    gpu = parse_pci_device_path("/sys/devices/pci0000:19/0000:19:01.1/0000:1a:00.0/0000:1b:00.0/0000:1c:00.0\n").facts
+    nic = parse_pci_device_path("/sys/devices/pci0000:19/0000:19:01.1/0000:1a:00.0/0000:1b:00.1/0000:1d:00.0\n").facts
+    alone = parse_pci_device_path("/sys/devices/pci0000:19/0000:19:01.1/0000:1d:00.0\n").facts
     assert share_pcie_switch(nic, gpu) and not share_pcie_switch(alone, gpu)
 
 
