@@ -36,6 +36,9 @@ LEGEND_TITLE = re.compile(r"^(NIC )?Legend:$")
 LEGEND_ENTRY = re.compile(r"^(\S+)\s+=\s+\S.*$")  # "X    = Self", "NV#  = Connection traversing ..."
 NIC_ENTRY = re.compile(r"^(NIC\d+):\s*(\S+)$")
 KNOWN_BEFORE = re.compile(r"^(```\w*|\$.*nvidia-smi topo.*|.*[$#]\s*nvidia-smi topo.*|nvidia-smi topo.*|NVIDIA Topology:?)$")
+# Drivers that cap the NIC columns say so before the header ("18 NICs found, only displaying 16"): the matrix
+# then names fewer NICs than the node has, which the NIC legend shows.
+NICS_CAPPED = re.compile(r"^\d+ NICs? found,? only displaying \d+\b.*$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -147,7 +150,7 @@ def parse_nvidia_smi_topo(text: str) -> Parsed[TopologyMatrix]:
     if start is None:
         return reading.done(TopologyMatrix((), {}, {}), nothing="no column header of GPU/NIC names")
     for line in content[:start]:
-        if KNOWN_BEFORE.match(line.stripped):
+        if KNOWN_BEFORE.match(line.stripped) or NICS_CAPPED.match(line.words):
             reading.known(line)
     header_line = content[start]
     devices = tuple(_header_devices(header_line))

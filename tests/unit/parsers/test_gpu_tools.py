@@ -211,3 +211,11 @@ def test_rocm_showtopo_bad_numa_line(output, unread_line) -> None:
     parsed = parse_rocm_smi_showtopo(text)
     unread_line(parsed, "Numa Node: two", "expected a whole number")
     assert 2 not in parsed.facts.numa_node and parsed.facts.numa_affinity[2] == 2
+
+
+def test_nvidia_topo_preamble_of_capped_nic_columns_costs_nothing(output) -> None:
+    """Drivers that cap the NIC columns print 'N NICs found, only displaying M' before the header (the line as the
+    project's issue quotes it; no public capture found): a known line, the matrix read as without it."""
+    text = output("nvidia-smi-topo", "sglang_issue30401_h100x8_driver570_nic_pix.txt")
+    capped = parse_nvidia_smi_topo("10 NICs found, only displaying 8\n" + text)
+    assert capped.unread == () and capped.facts == parse_nvidia_smi_topo(text).facts
