@@ -38,7 +38,8 @@ def _cmd_checks(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=2))
     else:
         for row in rows:
-            print(f"{row['id']:<9} {row['scope']:<13} {row['title']}\n{'':<23} source: {row['source']}")
+            applies = f"applies to: {', '.join(row['applies'])}; " if row["applies"] else ""
+            print(f"{row['id']:<9} {row['scope']:<13} {row['title']}\n{'':<23} {applies}source: {row['source']}")
             if row["guest"]:
                 print(f"{'':<23} in a guest: {row['guest']}")
         print(f"{len(rows)} of {sum(1 for _ in catalog)} catalog checks implemented")

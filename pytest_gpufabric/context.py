@@ -89,27 +89,27 @@ class CheckContext(EvidenceRunner):
         process already parsed from the same output (a switch's configuration, read by every port's items)."""
         key = (result.node, result.command, f"{parse.__module__}.{parse.__qualname__}")
         if cached and key in self.parsed and self.parsed[key][0] == result.stdout:
-            parsed = self.parsed[key][1]
+            parsed, notes = self.parsed[key][1]
         else:
             parsed = self._parse(parse, result)
+            notes = control_character_notes(result.stdout) + list(parsed.notes if isinstance(parsed, Parsed) else ())
             if cached:
-                self.parsed[key] = (result.stdout, parsed)
-        self._keep_evidence(result, parsed)
+                self.parsed[key] = (result.stdout, (parsed, notes))
+        self._keep_evidence(result, parsed, notes)
         return parsed.facts if isinstance(parsed, Parsed) else parsed
 
     def _parse(self, parse: Callable[[str], Any], result: CommandResult) -> Any:
         return parse_output(parse, result)
 
-    def _keep_evidence(self, result: CommandResult, parsed: Any) -> None:
-        notes = control_character_notes(result.stdout) + list(parsed.notes if isinstance(parsed, Parsed) else ())
-        for note in notes:
+    def _keep_evidence(self, result: CommandResult, parsed: Any, notes: list[str]) -> None:
+        for note in dict.fromkeys(notes):
             text = f"{result.node} `{result.command}`: {note}"
             if text not in self.notes:
                 self.notes.append(text)
-        for unread in parsed.unread if isinstance(parsed, Parsed) else ():
-            kept = OutputUnread(result.node, result.command, unread)
-            if kept not in self.unread:
-                self.unread.append(kept)
+        if isinstance(parsed, Parsed) and parsed.unread:
+            known = set(self.unread)
+            self.unread.extend(kept for kept in (OutputUnread(result.node, result.command, u) for u in parsed.unread)
+                               if kept not in known)
 
     def focus(self, scopes: tuple[str, ...]) -> None:
         """Name only the unread lines of ``scopes`` (and those of no scope) when a value is missing: the port

@@ -215,6 +215,8 @@ def decimal(text: str, what: str) -> float:
     return float(value)
 
 
-def line_of(reading: Reading, needle: str) -> Line:
-    """The first line containing ``needle`` (for outputs read as a whole, e.g. JSON), else the first line."""
-    return next((line for line in reading.lines if needle in line.text), reading.lines[0])
+def line_of(reading: Reading, needle: str, after: Line | None = None) -> Line:
+    """The first line containing ``needle`` (after line ``after`` when given), for outputs read as a whole (JSON);
+    else ``after`` or the first line."""
+    start = after.number if after is not None else 0
+    return next((line for line in reading.lines[start:] if needle in line.text), after or reading.lines[0])

@@ -161,6 +161,21 @@ def header_from_names(line: Line, names: Sequence[str] = (), *, open_last: bool 
     return Header(tuple(Column(name, start, end) for start, end, name in sorted(taken)), open_last)
 
 
+def is_flattened(line: Line) -> bool:
+    """A header whose words are one space apart: a table a document or a paste flattened, whose positions say
+    nothing (``Port RxPfc TxPfc``)."""
+    return "  " not in line.text.expandtabs(TAB_STOP).strip()
+
+
+def flattened_cells(header: Header, line: Line) -> dict[str, str]:
+    """The cells of a row of a flattened table (see ``is_flattened``): exactly one word per column, else
+    ``Unfit`` (a missing or an extra word cannot be placed)."""
+    words = line.stripped.split()
+    if len(words) != len(header.columns):
+        raise Unfit(f"{len(words)} words for the {len(header.columns)} columns of a flattened table")
+    return dict(zip(header.names, words))
+
+
 @dataclass(frozen=True)
 class Table:
     """A header and the lines under it (up to a blank line or the next table), not read yet."""
@@ -172,7 +187,8 @@ class Table:
 
 def dash_tables(reading: Reading) -> list[Table]:
     """Every dash-underlined table among the lines not classified yet; header and dash lines become known, the
-    rows are left for the parser to read (``Header.cells`` under ``Reading.row``)."""
+    rows (up to a blank or an already classified line, such as a closing prompt) are left for the parser to read
+    (``Header.cells`` under ``Reading.row``)."""
     lines = list(reading.lines)
     tables = []
     index = 1
@@ -192,7 +208,7 @@ def dash_tables(reading: Reading) -> list[Table]:
         reading.known(dashes)
         index += 1
         rows = []
-        while index < len(lines) and lines[index].stripped:
+        while index < len(lines) and lines[index].stripped and reading.outcome(lines[index]) is None:
             if index + 1 < len(lines) and is_dash_line(lines[index + 1]):
                 break  # the next table's header
             if is_dash_line(lines[index]):

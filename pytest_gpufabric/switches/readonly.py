@@ -29,11 +29,13 @@ _SONIC = (
     r"sonic-cfggen -d --print-data",
     r"cat /etc/sonic/config_db\.json",
 )
+_JUNOS_DISPLAY = r"( \| display (json|xml|set))?"
 _JUNOS = (
-    r"show configuration( class-of-service| interfaces)?( \| display json)?",
-    rf"show interfaces( extensive)?( {_PORT})?( \| display json)?",
-    rf"show class-of-service interface( {_PORT})?( \| display json)?",
-    r"show version( \| display json)?",
+    rf"show configuration( class-of-service| interfaces( {_PORT})?)?{_JUNOS_DISPLAY}",
+    rf"show interfaces( extensive| queue| statistics)?( {_PORT})?( extensive)?{_JUNOS_DISPLAY}",
+    rf"show class-of-service (interface|congestion-notification|forwarding-class|classifier|scheduler-map)( {_PORT})?"
+    rf"{_JUNOS_DISPLAY}",
+    rf"show version{_JUNOS_DISPLAY}",
 )
 READ_ONLY_FORMS: dict[str, tuple[re.Pattern[str], ...]] = {
     os_name: tuple(re.compile(form) for form in forms)

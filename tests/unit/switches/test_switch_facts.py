@@ -50,6 +50,10 @@ def test_every_read_of_every_os_is_a_read_only_form() -> None:
         assert all(is_read_only(switch_os, command) for command in commands), switch_os
 
 
+def test_every_switch_os_of_the_inventory_has_its_reads() -> None:
+    assert sorted(READS) == ["arista", "juniper", "sonic"]
+
+
 def test_an_os_without_parsers_is_a_missing_measurement() -> None:
-    with pytest.raises(MeasurementMissing, match="no parsers for juniper switches yet"):
-        reads_for("leaf9", "juniper")
+    with pytest.raises(MeasurementMissing, match="no parsers for ios switches yet"):
+        reads_for("leaf9", "ios")
