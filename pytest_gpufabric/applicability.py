@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from pytest_gpufabric.inventory import Node
     from pytest_gpufabric.session import FabricSession
 
+GUEST = "guest"  # the deployment tag of another hypervisor's guest
 Kind = tuple[str | None, frozenset[str]]  # (the machine's own profile, its platform tags)
 Verdict = tuple[str | None, frozenset[str] | None]  # (the profile's reason, the tags that do not match `applies`)
 
@@ -41,6 +42,8 @@ class Applicability:
         if profile_reason:
             return f"{spec.id} not applicable in this profile: {profile_reason}"
         if tags is not None:
+            if GUEST in tags and spec.guest:
+                return f"{spec.id} in a guest: {spec.guest}"
             return f"{spec.id} applies to {'/'.join(spec.applies)}; {target.id} is {'/'.join(sorted(tags)) or 'untagged'}"
         return None
 

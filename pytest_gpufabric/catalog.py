@@ -31,6 +31,7 @@ class CheckSpec:
     how: str
     expect: str
     hint: str | None
+    guest: str | None = None  # what the check means on another hypervisor's guest, with its source
 
 
 class Catalog:
@@ -69,6 +70,7 @@ def load_catalog() -> Catalog:
             how=entry.get("how", ""),
             expect=entry.get("expect", ""),
             hint=entry.get("hint") or extra_hints.get(entry["id"]),
+            guest=entry.get("guest"),
         )
         for entry in raw
     )

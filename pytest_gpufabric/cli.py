@@ -29,7 +29,8 @@ def _cmd_checks(args: argparse.Namespace) -> int:
         print(f"gpufabric: tests tagged with ids missing from the catalog: {', '.join(unknown)}", file=sys.stderr)
         return EXIT_FAIL
     rows = [
-        {"id": c.id, "title": c.title, "scope": c.scope, "applies": list(c.applies), "source": c.source, "tests": tests[c.id]}
+        {"id": c.id, "title": c.title, "scope": c.scope, "applies": list(c.applies), "source": c.source, "tests": tests[c.id],
+         "guest": c.guest}
         for c in catalog
         if c.id in tests
     ]
@@ -39,6 +40,8 @@ def _cmd_checks(args: argparse.Namespace) -> int:
         for row in rows:
             applies = f"applies to: {', '.join(row['applies'])}; " if row["applies"] else ""
             print(f"{row['id']:<9} {row['scope']:<13} {row['title']}\n{'':<23} {applies}source: {row['source']}")
+            if row["guest"]:
+                print(f"{'':<23} in a guest: {row['guest']}")
         print(f"{len(rows)} of {sum(1 for _ in catalog)} catalog checks implemented")
     return EXIT_OK
 

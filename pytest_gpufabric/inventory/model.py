@@ -11,13 +11,15 @@ from pytest_gpufabric.signoff.deviations import Deviation
 
 GpuVendor = Literal["amd", "nvidia", "none"]
 NicVendor = Literal["broadcom", "other"]
-Deployment = Literal["baremetal", "vmware"]
+Deployment = Literal["baremetal", "vmware", "guest"]
 SwitchOs = Literal["arista", "sonic", "juniper"]
 Transport = Literal["ssh", "local"]
 
 GPU_VENDORS: tuple[str, ...] = ("amd", "nvidia", "none")
 NIC_VENDORS: tuple[str, ...] = ("broadcom", "other")
-DEPLOYMENTS: tuple[str, ...] = ("baremetal", "vmware")
+# guest: a virtual machine of another hypervisor than VMware ESXi (KVM, QEMU, Hyper-V, Xen, a cloud instance); its
+# host is not the site's to check, and each node check says what it means there (catalog `guest`).
+DEPLOYMENTS: tuple[str, ...] = ("baremetal", "vmware", "guest")
 SWITCH_OSES: tuple[str, ...] = ("arista", "sonic", "juniper")
 TRANSPORTS: tuple[str, ...] = ("ssh", "local")
 

@@ -5,11 +5,19 @@ from __future__ import annotations
 import pytest
 
 from pytest_gpufabric.applicability import not_applicable
-from pytest_gpufabric.checks.host import iommu_evidence, iommu_mode, routing_problems, shared_subnets
+from pytest_gpufabric.checks.host import (
+    guest_iommu_mode,
+    iommu_evidence,
+    iommu_groups_command,
+    iommu_mode,
+    routing_problems,
+    shared_subnets,
+)
 from pytest_gpufabric.checks.service_facts import service_states
 from pytest_gpufabric.commands import sh
 from pytest_gpufabric.context import CheckContext
 from pytest_gpufabric.parsers.dmesg import parse_dmesg
+from pytest_gpufabric.parsers.iommu_group import parse_iommu_groups
 from pytest_gpufabric.parsers.ip import parse_ip_addr, parse_ip_route, parse_ip_rule
 from pytest_gpufabric.parsers.kernel_cmdline import parse_kernel_cmdline
 from pytest_gpufabric.parsers.meminfo import parse_meminfo
@@ -19,6 +27,14 @@ from pytest_gpufabric.targets import NicTarget, NodeTarget
 
 @pytest.mark.check("HOST-001")
 def test_iommu_disabled_or_passthrough(node: NodeTarget, gpufabric: CheckContext) -> None:
+    if node.node.platform.deployment == "guest":  # catalog HOST-001 `guest`: the guest's own IOMMU groups
+        gpus = [gpu.pci for gpu in node.node.gpus]
+        if not gpus:
+            pytest.skip(f"{node.id}: a guest without GPUs in the inventory (HOST-001 judges the GPUs' IOMMU groups)")
+        groups = gpufabric.parse(parse_iommu_groups, gpufabric.run(node.id, iommu_groups_command(gpus)))
+        mode, evidence = guest_iommu_mode(groups, gpus)
+        gpufabric.expect("iommu_mode", gpufabric.require(mode, evidence), detail=evidence)
+        return
     cmdline = gpufabric.parse(parse_kernel_cmdline, gpufabric.run(node.id, "cat /proc/cmdline", cached=True))
     gpufabric.expect("iommu_mode", iommu_mode(cmdline), detail=iommu_evidence(cmdline))
 

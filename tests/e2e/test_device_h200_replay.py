@@ -89,7 +89,7 @@ def test_coll_001_is_the_figure_nccl_tests_printed(replay: Any) -> None:
     row = replay(TWO_GPUS)["suites/acceptance/test_collectives.py::test_single_node_all_reduce[h200]"]
     printed = _printed_all_reduce(TWO_GPUS)
     assert len(printed) == 1
-    assert row["measured"] == busbw_at(parse_nccl_tests(printed[0]), EIGHT_GB) == 347.95
+    assert row["measured"] == busbw_at(parse_nccl_tests(printed[0]).facts, EIGHT_GB) == 347.95
 
 
 def test_one_gpu_all_reduce_moves_nothing_between_gpus(replay: Any) -> None:
@@ -97,7 +97,7 @@ def test_one_gpu_all_reduce_moves_nothing_between_gpus(replay: Any) -> None:
     row = replay(ONE_GPU)["suites/acceptance/test_collectives.py::test_single_node_all_reduce[h200]"]
     printed = _printed_all_reduce(ONE_GPU)
     assert len(printed) == 1 and "-g 1" in row["commands"][0]["command"]
-    assert (row["outcome"], row["measured"]) == ("failed", busbw_at(parse_nccl_tests(printed[0]), EIGHT_GB)) == ("failed", 0.0)
+    assert (row["outcome"], row["measured"]) == ("failed", busbw_at(parse_nccl_tests(printed[0]).facts, EIGHT_GB)) == ("failed", 0.0)
 
 
 @pytest.mark.parametrize(("name", "item", "tool"), [

@@ -38,7 +38,7 @@ def collective_curves(records: list[dict[str, Any]],
             if episode is None or "_perf" not in str(command.get("command")):
                 continue
             try:
-                result = parse_nccl_tests(episode.stdout)
+                result = parse_nccl_tests(episode.stdout).facts
             except ParseError:
                 continue
             run = str(record.get("item"))

@@ -91,8 +91,8 @@ def test_dmesg_with_control_characters_still_gives_its_other_lines() -> None:
     text = read_output("dmesg", "s0_bnxt_re_setets.txt")
     lines = text.split("\n")
     lines[0] = lines[0][:10] + "\x07\x1b" + lines[0][10:]
-    damaged = parse_dmesg("\n".join(lines))
-    clean = parse_dmesg(text)
+    damaged = parse_dmesg("\n".join(lines)).facts
+    clean = parse_dmesg(text).facts
     assert len(damaged.lines) == len(clean.lines)
     assert damaged.lines[1:] == clean.lines[1:]
     assert "\ufffd" in damaged.lines[0].text or damaged.lines[0].timestamp is None
