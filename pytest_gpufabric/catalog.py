@@ -31,6 +31,7 @@ class CheckSpec:
     how: str
     expect: str
     hint: str | None
+    measured: str = "item"  # "mesh": measured once for the run, every node probing its peers (measuring.mesh)
 
 
 class Catalog:
@@ -69,6 +70,7 @@ def load_catalog() -> Catalog:
             how=entry.get("how", ""),
             expect=entry.get("expect", ""),
             hint=entry.get("hint") or extra_hints.get(entry["id"]),
+            measured=entry.get("measured", "item"),
         )
         for entry in raw
     )
