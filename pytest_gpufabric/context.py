@@ -13,7 +13,7 @@ from pytest_gpufabric.errors import MeasurementMissing, ParseError
 from pytest_gpufabric.evidence_runner import EvidenceRunner, RunFunc
 from pytest_gpufabric.expectations import Profile
 from pytest_gpufabric.measuring.mesh import NodeMesh
-from pytest_gpufabric.measuring.rails import Measure, RailMeasurement, measure_rails
+from pytest_gpufabric.measuring.rails import Measure, NodePairMeasure, RailMeasurement, measure_rails, measure_together
 from pytest_gpufabric.measuring.verdicts import pair_record, rails_message
 from pytest_gpufabric.targets import NicPairTarget
 from pytest_gpufabric.transport.base import CommandResult
@@ -62,7 +62,7 @@ class CheckContext(EvidenceRunner):
     rail_pairs: tuple[NicPairTarget, ...] = ()  # the NIC pairs a node-pair item measures (all rails, or a rerun's)
     fanout: int = 1  # NIC pairs measured at once
     pairs: list[dict[str, Any]] = field(default_factory=list)  # one verdict record per NIC pair
-    measurer: Callable[[Measure[Any]], list[RailMeasurement[Any]]] | None = None  # the round engine, when planned
+    measurer: Callable[[Any], list[RailMeasurement[Any]]] | None = None  # the round engine, when planned
     mesher: Callable[[], dict[str, NodeMesh]] | None = None  # the mesh engine: the outputs of the item's nodes
 
     def parse(self, parse: Callable[[str], T], result: CommandResult, *, cached: bool = False) -> T:
@@ -154,10 +154,13 @@ class CheckContext(EvidenceRunner):
             shown = "; ".join(f"{where}: {detail}" for where, detail in missing[:5])
             raise MeasurementMissing(f"{self.target_id}: {len(missing)} {what.split(' (')[0]} not measured: {shown}")
 
-    def measure_rails(self, measure: Measure[T]) -> list[RailMeasurement[T]]:
-        """``measure`` every NIC pair of the item at once (at most ``fanout``); their commands become evidence."""
+    def measure_rails(self, measure: Measure[T] | NodePairMeasure[T]) -> list[RailMeasurement[T]]:
+        """``measure`` every NIC pair of the item at once (at most ``fanout``; a NodePairMeasure: all together);
+        their commands become evidence."""
         if self.measurer is not None:
             measured = self.measurer(measure)
+        elif isinstance(measure, NodePairMeasure):
+            measured = measure_together(self.rail_pairs, measure, self._run)
         else:
             measured = measure_rails(self.rail_pairs, measure, self._run, self.fanout)
         for rail in measured:

@@ -26,7 +26,7 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pytest_gpufabric.parsers.sections import MARK
+from pytest_gpufabric.checks.node_scripts import runner
 
 IPV4 = re.compile(r"(?:\d{1,3}\.){3}\d{1,3}")
 
@@ -48,21 +48,6 @@ class SourceProbes:
 
     source: str
     destinations: tuple[str, ...]
-
-
-def _runner(at_once: int) -> str:
-    """Shell functions: ``job LABEL -- COMMAND...`` runs a probe in the background (at most ``at_once``), its
-    output and status in the script's folder; ``sections`` prints them all, in order, each after its header."""
-    return (
-        f"d=$(mktemp -d) || exit 1; trap 'rm -rf \"$d\"' EXIT; n=0 running=0\n"
-        f"job() {{ local label=$1; shift 2; if [ $running -ge {at_once} ]; then wait -n; running=$((running - 1)); fi\n"
-        f'  printf "%s\\n" "$label" > "$d/$n.label"; {{ "$@" > "$d/$n.out" 2>&1; echo $? > "$d/$n.rc"; }} &\n'
-        f"  n=$((n + 1)) running=$((running + 1)); }}\n"
-        f"sections() {{ wait; local i label rc lines; for ((i = 0; i < n; i++)); do read -r label < \"$d/$i.label\"\n"
-        f'  read -r rc < "$d/$i.rc" || rc=255; mapfile -t lines < "$d/$i.out"\n'
-        f'  printf "{MARK} %s exit=%s lines=%s\\n" "$label" "$rc" "${{#lines[@]}}"\n'
-        f'  [ ${{#lines[@]}} -eq 0 ] || printf "%s\\n" "${{lines[@]}}"; done; }}\n'
-    )
 
 
 def _words(values: Sequence[str]) -> str:
@@ -107,7 +92,7 @@ def ping_mesh_command(sources: Sequence[SourceProbes], *, jumbo: bool = False) -
     ``jumbo``: 8972-byte payloads, fragmentation forbidden, NET-002)."""
     fping_size = f" -b {JUMBO_PAYLOAD} -M" if jumbo else ""
     ping_size = f" -s {JUMBO_PAYLOAD} -M do" if jumbo else ""
-    lines = [_runner(PING_AT_ONCE)]
+    lines = [runner(PING_AT_ONCE)]
     first_with: dict[tuple[str, ...], int] = {}  # a destination list given once, however many sources probe it
     for index, probes in enumerate(sources):
         same = first_with.setdefault(tuple(sorted(probes.destinations)), index)
@@ -129,7 +114,7 @@ def ping_mesh_command(sources: Sequence[SourceProbes], *, jumbo: bool = False) -
 def ssh_mesh_command(peers: Sequence[str]) -> str:
     """HOST-008: a non-interactive ssh (no password prompt possible) running ``true`` on every peer."""
     return "\n".join([
-        _runner(SSH_AT_ONCE),
+        runner(SSH_AT_ONCE),
         f"for t in {_words(peers)}; do job \"ssh $t\" -- ssh -o BatchMode=yes -o ConnectTimeout={SSH_CONNECT_TIMEOUT_S} "
         f'"$t" true < /dev/null; done',
         "sections",

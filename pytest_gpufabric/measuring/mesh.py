@@ -46,7 +46,7 @@ class MeshSpec(Protocol):
         """The node's one command probing all ``peers``, and its bound (seconds, on the node)."""
         ...
 
-    def facts(self, result: CommandResult) -> Any:
+    def facts(self, node: Node, result: CommandResult) -> Any:
         """What the check judges, read from the node's output (plain data: it is stored for every process)."""
         ...
 
@@ -225,6 +225,6 @@ class MeshEngine:
         except GpufabricError as exc:
             return NodeMesh(name, None, error=f"{error_kind(exc)}: {exc}")
         try:
-            return NodeMesh(name, result, spec.facts(result))
+            return NodeMesh(name, result, spec.facts(plan.nodes[name], result))
         except GpufabricError as exc:
             return NodeMesh(name, result, error=f"{error_kind(exc)}: {exc}")

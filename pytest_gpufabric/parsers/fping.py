@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from pytest_gpufabric.parsers.registry import parser
 from pytest_gpufabric.parsers.textutil import clean_text, fail
@@ -25,9 +26,9 @@ MESSAGE = re.compile(r"^(?:ICMP .+ from \S+ for ICMP Echo sent to \S+|fping: .+|
                      r"|\S+\s+: duplicate for \[\d+\], \d+ bytes, \d+(?:\.\d+)? ms)$")
 
 
-@dataclass(frozen=True)
-class FpingTarget:
-    """The probes of one target: sent, answered, loss (%), round trips in ms (None when none came back)."""
+class FpingTarget(NamedTuple):
+    """The probes of one target: sent, answered, loss (%), round trips in ms (None when none came back). A named
+    tuple: a node's mesh output has thousands of them."""
 
     target: str
     sent: int
@@ -52,11 +53,13 @@ def _summary(line: str) -> FpingTarget | None:
     match = SUMMARY.match(line)
     if match is None:
         return None
-    sent, received, loss = int(match["sent"]), int(match["received"]), float(match["loss"])
-    if sent < 1 or received > sent or abs(loss - (sent - received) * 100 // sent) >= 1 or (received > 0) != (match["avg"] is not None):
+    target, sent_text, received_text, loss_text, low, average, high = match.groups()
+    sent, received, loss = int(sent_text), int(received_text), float(loss_text)
+    if sent < 1 or received > sent or abs(loss - (sent - received) * 100 // sent) >= 1 or (received > 0) != (average is not None):
         return None
-    times = [float(match[key]) if match[key] is not None else None for key in ("min", "avg", "max")]
-    return FpingTarget(match["target"], sent, received, loss, *times)
+    if average is None:
+        return FpingTarget(target, sent, received, loss, None, None, None)
+    return FpingTarget(target, sent, received, loss, float(low), float(average), float(high))
 
 
 @parser("fping", "fping -q -c N: per target probes sent/answered, loss and round-trip times; error messages")

@@ -74,7 +74,8 @@ class SchedulingPlugin:
         self.outcomes: list[PairOutcome] = []
         self.engine = RoundEngine(
             lambda node, command, timeout_s, cached, item: session.run(node, command, timeout_s, cached, item), self._rails,
-            self.locks, self.lock_dir / "rounds" / run_id, self.schedule, self.worker, session.fanout)
+            self.locks, self.lock_dir / "rounds" / run_id, self.schedule, self.worker, session.fanout,
+            shares=int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) if hasattr(config, "workerinput") else 1)
         session.round_engine = self.engine
         self.mesh = MeshEngine(lambda node, command, timeout_s, item: session.run(node, command, timeout_s, False, item),
                                self.lock_dir / "rounds" / run_id)

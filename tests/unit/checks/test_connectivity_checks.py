@@ -55,7 +55,7 @@ def test_commands_depend_on_the_probes_only(tmp_path: Path) -> None:
 
 def _mesh(node: Node, *sections: tuple[str, int, list[str]]) -> NodeMesh:
     result = CommandResult(node.name, "script", "".join(frame(*section) for section in sections), "", 0, 0.1)
-    return NodeMesh(node.name, result, MESHES["NET-001"].facts(result))
+    return NodeMesh(node.name, result, MESHES["NET-001"].facts(node, result))
 
 
 def test_an_item_judges_both_ways_and_names_what_it_could_not_read(tmp_path: Path) -> None:
@@ -77,7 +77,7 @@ def test_ping_sections_without_fping_and_unreachable_nodes(tmp_path: Path) -> No
     assert [value[0] for value in ping_values(outputs, a, b)] == [0.0, None]
     ssh = MESHES["HOST-008"]
     result = CommandResult("node0001", "s", frame(f"ssh {b.address}", 255, ["Permission denied (publickey)."]), "", 0, 0.1)
-    judged = ssh_values({"node0001": NodeMesh("node0001", result, ssh.facts(result)), "node0002": outputs["node0002"]}, a, b)
+    judged = ssh_values({"node0001": NodeMesh("node0001", result, ssh.facts(a, result)), "node0002": outputs["node0002"]}, a, b)
     assert judged[0] == (255, f"node0001 -> node0002 ({b.address})", "Permission denied (publickey).")
 
 
