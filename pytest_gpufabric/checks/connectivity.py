@@ -122,6 +122,7 @@ class PingMesh:
     peer, 8972 bytes, fragmentation forbidden)."""
 
     jumbo: bool
+    both_ways: bool = True  # S0 2.4.3: any NIC on any host reaches any NIC on any other host
 
     def sources(self, node: Node, peers: Sequence[Node]) -> list[SourceProbes]:
         return [SourceProbes(str(nic.address), tuple(str(other.address) for peer in peers for other in peer.nics
@@ -146,7 +147,10 @@ class PingMesh:
 
 @dataclass(frozen=True)
 class SshMesh:
-    """HOST-008: every peer over ssh, non-interactive."""
+    """HOST-008: from the first node of each pair to the second over ssh, non-interactive (as the catalog's
+    ``from node A, ssh <node B> true``; a login costs both nodes a key exchange, so one way)."""
+
+    both_ways: bool = False
 
     def command(self, node: Node, peers: Sequence[Node]) -> tuple[str, float]:
         return ssh_mesh_command([peer.address for peer in peers]), ssh_mesh_bound_s(len(peers))
@@ -230,6 +234,5 @@ def jumbo_values(outputs: dict[str, NodeMesh], a: Node, nic_a: Nic, b: Node, nic
 
 
 def ssh_values(outputs: dict[str, NodeMesh], a: Node, b: Node) -> list[Value]:
-    """HOST-008 of a node pair: a passwordless login each way (S2 prerequisites)."""
-    return [probe_value(outputs, src, (src.name, dst.address), f"{src.name} -> {dst.name} ({dst.address})")
-            for src, dst in _ways(a, b)]
+    """HOST-008 of a node pair: a passwordless login from A to B (S2 prerequisites)."""
+    return [probe_value(outputs, a, (a.name, b.address), f"{a.name} -> {b.name} ({b.address})")]

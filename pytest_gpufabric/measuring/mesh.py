@@ -54,6 +54,11 @@ class MeshSpec(Protocol):
         """How long the node's probes take, when known (the estimate)."""
         ...
 
+    @property
+    def both_ways(self) -> bool:
+        """Whether each node of a pair probes the other (else the first node of the pair probes the second)."""
+        ...
+
 
 @dataclass(frozen=True)
 class NodeMesh:
@@ -87,7 +92,7 @@ class MeshPlan:
 
     def __post_init__(self) -> None:
         waves = {node: index for index, wave in enumerate(self.waves, start=1) for node in wave}
-        item_waves = {nodeid: max(waves[node] for node in nodes) for nodeid, nodes in self.items.items()}
+        item_waves = {nodeid: max(waves.get(node, 1) for node in nodes) for nodeid, nodes in self.items.items()}
         members: dict[int, int] = {}
         for wave in item_waves.values():
             members[wave] = members.get(wave, 0) + 1
@@ -95,8 +100,9 @@ class MeshPlan:
         object.__setattr__(self, "_item_waves", item_waves)
         object.__setattr__(self, "_members", members)
 
-    def wave_of(self, node: str) -> int:
-        return self._waves[node]  # type: ignore[attr-defined,no-any-return]
+    def wave_of(self, node: str) -> int | None:
+        """The wave a node probes in; None for a node that probes nobody (the last one of a one-way mesh)."""
+        return self._waves.get(node)  # type: ignore[attr-defined,no-any-return]
 
     def item_wave(self, nodeid: str) -> int:
         """The wave after which an item has both its nodes' outputs (its round, for the progress lines)."""
@@ -108,14 +114,17 @@ class MeshPlan:
 
 
 def mesh_plan(check_id: str, nodes: Sequence[Node], node_pairs: Sequence[tuple[str, str]],
-              items: dict[str, tuple[str, str]], fanout: int | None) -> MeshPlan:
-    """Every node probes each node it is paired with (both ways); nodes in inventory order, ``fanout`` a wave."""
+              items: dict[str, tuple[str, str]], fanout: int | None, *, both_ways: bool = True) -> MeshPlan:
+    """Every node probes each node it is paired with (``both_ways``; else only the later ones in the inventory,
+    as a node-pair item is oriented); nodes in inventory order, ``fanout`` a wave."""
     by_name = {node.name: node for node in nodes}
-    peers: dict[str, list[Node]] = {node.name: [] for node in nodes}
-    for first, second in node_pairs:
-        peers[first].append(by_name[second])
-        peers[second].append(by_name[first])
     order = {node.name: index for index, node in enumerate(nodes)}
+    peers: dict[str, list[Node]] = {node.name: [] for node in nodes}
+    for pair in node_pairs:
+        first, second = sorted(pair, key=order.__getitem__)
+        peers[first].append(by_name[second])
+        if both_ways:
+            peers[second].append(by_name[first])
     probing = [name for name in order if peers[name]]
     size = fanout or max(1, len(probing))
     waves = tuple(tuple(probing[start:start + size]) for start in range(0, len(probing), size))
@@ -156,7 +165,12 @@ class MeshEngine:
     def outputs(self, check_id: str, nodes: Sequence[str]) -> dict[str, NodeMesh]:
         """The mesh results of ``nodes`` (measuring the check's mesh first if no process of the run has)."""
         plan = self._plans[check_id]
-        return {node: self._wave(plan, plan.wave_of(node))[node] for node in nodes}
+        found = {}
+        for node in nodes:
+            wave = plan.wave_of(node)
+            found[node] = self._wave(plan, wave)[node] if wave is not None else NodeMesh(
+                node, None, error=f"{check_id}: {node} probes no peer (the mesh is one way)")
+        return found
 
     def close(self) -> None:
         """Start no further wave; wait for the one this process measures (bounded by its commands' limits)."""

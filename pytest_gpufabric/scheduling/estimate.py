@@ -99,8 +99,9 @@ def mesh_estimate_lines(plan: MeshPlan, spec: MeshSpec) -> list[str]:
     if not probing:
         return []
     busiest = max(probing, key=lambda name: len(plan.peers[name]))
+    ways = "both ways" if getattr(spec, "both_ways", True) else "one way"
     head = (f"{plan.check_id} mesh: {len(probing)} nodes, each probing its peers (up to {len(plan.peers[busiest])}) at once "
-            f"and both ways, {len(plan.waves)} wave(s); {len(plan.items)} node-pair items")
+            f"and {ways}, {len(plan.waves)} wave(s); {len(plan.items)} node-pair items")
     seconds = spec.seconds(plan.nodes[busiest], plan.peers[busiest])
     how = getattr(spec, "how", lambda: "")()
     if seconds is None:

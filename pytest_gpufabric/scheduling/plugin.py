@@ -145,8 +145,8 @@ class SchedulingPlugin:
         plans = plan_rounds(members, lambda member: member[1], lambda member: member[0],
                             lambda member: (member[2].a.name, member[2].b.name), lambda member: member[2])
         self.engine.plan(plans)
-        mesh_plans = [mesh_plan(check_id, self.fabric.inventory.nodes, self.node_pairs, items, self.fabric.fanout)
-                      for check_id, items in meshes.items()]
+        mesh_plans = [mesh_plan(check_id, self.fabric.inventory.nodes, self.node_pairs, items, self.fabric.fanout,
+                                both_ways=mesh_spec(check_id).both_ways) for check_id, items in meshes.items()]
         self.mesh.plan(mesh_plans, {plan.check_id: mesh_spec(plan.check_id) for plan in mesh_plans})
         sweeps = planned_sweeps(plans)
         mesh_lines = [line for plan in mesh_plans for line in mesh_estimate_lines(plan, mesh_spec(plan.check_id))]

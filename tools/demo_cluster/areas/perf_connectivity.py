@@ -83,6 +83,8 @@ def build(node: DemoNode) -> Outputs:
         command, text = mesh_output(check_id, me, peers, lambda a, nic_a, b, nic_b: jumbo and (
             _broken(a.name, nic_a.rail) or _broken(b.name, nic_b.rail)))
         outputs[command] = (text, 0)
-    command, _ = MESHES["HOST-008"].command(me, peers)
-    outputs[command] = (framed([(f"ssh {other.address}", 0, []) for other in peers]), 0)
+    later = [other for other in inventory.nodes[[n.name for n in inventory.nodes].index(node.name) + 1:]]
+    if later:  # HOST-008 is one way: from the first node of each pair (in inventory order) to the second
+        command, _ = MESHES["HOST-008"].command(me, later)
+        outputs[command] = (framed([(f"ssh {other.address}", 0, []) for other in later]), 0)
     return outputs
