@@ -32,6 +32,7 @@ from typing import Any
 
 from pytest_gpufabric.exclusive import ScheduleLog
 from pytest_gpufabric.lab.loopback_target import LoopbackTarget
+from tools.figures_json import emit
 
 REPO = Path(__file__).resolve().parents[1]
 TESTS = {
@@ -122,10 +123,7 @@ def main(argv: list[str]) -> int:
         for workers in args.workers:
             report["runs"].append(measure(site, work, args.check, args.pair_policy, workers, target.pid))
     report["target_cpu_s_total"] = target.server_cpu_s
-    text = json.dumps(report, indent=1)
-    print(text)
-    if args.json:
-        args.json.write_text(text + "\n", encoding="utf-8")
+    emit(report, args.json)
     return 0
 
 

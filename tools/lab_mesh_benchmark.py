@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_gpufabric.lab import Lab, sweep_stale
+from tools.figures_json import emit
 
 REPO = Path(__file__).resolve().parents[1]
 INSTALLER = REPO / "tools" / "install-system-deps.sh"
@@ -93,10 +94,7 @@ def main(argv: list[str]) -> int:
         report["projected_all_pairs_s"] = {
             check_id: round(figures["item_seconds_sum"] * scale / max(1, int(args.workers)), 1)
             for check_id, figures in report["healthy"]["checks"].items()}
-    text = json.dumps(report, indent=1)
-    print(text)
-    if args.json:
-        args.json.write_text(text + "\n", encoding="utf-8")
+    emit(report, args.json)
     return 0
 
 

@@ -27,6 +27,7 @@ from pytest_gpufabric.lab import Lab, sweep_stale
 from pytest_gpufabric.lab.perftest_standin import inject_bad_pair, install
 from pytest_gpufabric.exclusive import ScheduleLog, find_overlaps
 from pytest_gpufabric.scheduling.rounds import lower_bound_rounds
+from tools.figures_json import emit
 
 REPO = Path(__file__).resolve().parents[1]
 INSTALLER = REPO / "tools" / "install-system-deps.sh"
@@ -100,10 +101,7 @@ def main(argv: list[str]) -> int:
         "rerun_measures_exactly_the_bad_nic_pairs": report["rerun_failed_pairs"]["distinct_nic_pairs"] == len(BAD_PAIRS)
         and report["rerun_failed_pairs"]["nic_pairs_measured"] == len(BAD_PAIRS),
     }
-    text = json.dumps(report, indent=1)
-    print(text)
-    if args.json:
-        args.json.write_text(text + "\n", encoding="utf-8")
+    emit(report, args.json)
     return 0 if all(report["checks"].values()) else 1
 
 
