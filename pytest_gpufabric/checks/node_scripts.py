@@ -9,6 +9,8 @@ from __future__ import annotations
 from pytest_gpufabric.parsers.sections import MARK
 from pytest_gpufabric.transport.beside import STOPPED_EXIT
 
+SCRATCH = "/tmp/gpufabric-node.XXXXXX"  # the script's own folder (mktemp -d): its programs' outputs, removed at exit
+
 
 def runner(at_once: int) -> str:
     """Shell functions of the node scripts: ``job LABEL -- COMMAND...`` runs a program in the background (at most
@@ -17,7 +19,7 @@ def runner(at_once: int) -> str:
     the order they were started, each after its header (``parsers.sections``); ``stopped`` is then 1 when a
     server ended by SIGTERM (stopped by its PID file)."""
     return (
-        f"d=$(mktemp -d) || exit 1; trap 'rm -rf \"$d\"' EXIT; n=0 running=0 stopped=0\n"
+        f"d=$(mktemp -d {SCRATCH}) || exit 1; trap 'rm -rf \"$d\"' EXIT; n=0 running=0 stopped=0\n"
         f"job() {{ local label=$1; shift 2; if [ $running -ge {at_once} ]; then wait -n; running=$((running - 1)); fi\n"
         f'  printf "%s\\n" "$label" > "$d/$n.label"; {{ "$@" > "$d/$n.out" 2>&1; echo $? > "$d/$n.rc"; }} &\n'
         f"  n=$((n + 1)) running=$((running + 1)); }}\n"
