@@ -32,6 +32,7 @@ class CheckSpec:
     expect: str
     hint: str | None
     guest: str | None = None  # what the check means on another hypervisor's guest, with its source
+    measured: str = "item"  # "mesh": measured once for the run, every node probing its peers (measuring.mesh)
 
 
 class Catalog:
@@ -71,6 +72,7 @@ def load_catalog() -> Catalog:
             expect=entry.get("expect", ""),
             hint=entry.get("hint") or extra_hints.get(entry["id"]),
             guest=entry.get("guest"),
+            measured=entry.get("measured", "item"),
         )
         for entry in raw
     )

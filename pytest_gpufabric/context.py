@@ -12,7 +12,8 @@ from pytest_gpufabric.catalog import CheckSpec
 from pytest_gpufabric.errors import MeasurementMissing, ParseError
 from pytest_gpufabric.evidence_runner import EvidenceRunner, RunFunc
 from pytest_gpufabric.expectations import Profile
-from pytest_gpufabric.measuring.rails import Measure, RailMeasurement, measure_rails
+from pytest_gpufabric.measuring.mesh import NodeMesh
+from pytest_gpufabric.measuring.rails import Measure, NodePairMeasure, RailMeasurement, measure_rails, measure_together
 from pytest_gpufabric.measuring.verdicts import pair_record, rails_message
 from pytest_gpufabric.parsers.reading import Parsed, Unread
 from pytest_gpufabric.parsers.textutil import control_character_notes
@@ -38,6 +39,15 @@ class OutputUnread:
     def as_record(self) -> dict[str, Any]:
         return {"node": self.node, "command": self.command, "line": self.unread.line, "text": self.unread.text,
                 "reason": self.unread.reason, "scope": self.unread.scope}
+
+
+def _worse(measured: Any, than: Any, op: str) -> bool:
+    """Whether ``measured`` is closer to failing ``op`` than ``than`` (the larger for an upper bound, else the
+    smaller); values that do not order (exit statuses compared with ==) keep the first one."""
+    try:
+        return bool(measured > than) if op in ("<=", "<", "==") else bool(measured < than)
+    except TypeError:
+        return False
 
 
 def parse_output(parse: Callable[[str], Any], result: CommandResult) -> Any:
@@ -72,10 +82,11 @@ class CheckContext(EvidenceRunner):
     rail_pairs: tuple[NicPairTarget, ...] = ()  # the NIC pairs a node-pair item measures (all rails, or a rerun's)
     fanout: int = 1  # NIC pairs measured at once
     pairs: list[dict[str, Any]] = field(default_factory=list)  # one verdict record per NIC pair
-    measurer: Callable[[Measure[Any]], list[RailMeasurement[Any]]] | None = None  # the round engine, when planned
+    measurer: Callable[[Any], list[RailMeasurement[Any]]] | None = None  # the round engine, when planned
     unread: list[OutputUnread] = field(default_factory=list)  # lines of the parsed outputs not understood
     notes: list[str] = field(default_factory=list)  # about the outputs themselves (control characters replaced)
     unread_scopes: tuple[str, ...] | None = None  # what the item judges (a port): its unread lines, see focus
+    mesher: Callable[[], dict[str, NodeMesh]] | None = None  # the mesh engine: the outputs of the item's nodes
 
     @overload
     def parse(self, parse: Callable[[str], Parsed[T]], result: CommandResult, *, cached: bool = False) -> T: ...
@@ -159,10 +170,58 @@ class CheckContext(EvidenceRunner):
             message = failure_message(self.check.id, self.check.title, self.target_id, failed, self.failure_hint)
             pytest.fail(message, pytrace=False)
 
-    def measure_rails(self, measure: Measure[T]) -> list[RailMeasurement[T]]:
-        """``measure`` every NIC pair of the item at once (at most ``fanout``); their commands become evidence."""
+    def mesh(self) -> dict[str, NodeMesh]:
+        """The mesh outputs of the item's nodes (``measuring.mesh``); their commands become evidence."""
+        if self.mesher is None:
+            raise MeasurementMissing(f"{self.check.id} is measured as a mesh, and no mesh is planned for {self.target_id}")
+        outputs = self.mesher()
+        self.commands.extend(evidence for found in outputs.values() if (evidence := found.evidence(self.check.id)) is not None)
+        return outputs
+
+    def expect_probes(self, name: str, values: Iterable[tuple[Any, str, str]], what: str) -> None:
+        """Judge many probes of one kind (``(measured, where, detail)``, measured None: not measured) and fail
+        once, naming each that does not hold. Each failing probe is kept as a measurement of its own; those that
+        hold are kept as one (their worst value, how many, ``what``), so an item of 64 NIC pairs both ways does
+        not carry 128 identical lines. Nothing failing but some probes not measured: an error naming them."""
+        expectation = self.profile.get(self.check.id, name)
+        holds: dict[Any, bool] = {}
+        failed: list[Measurement] = []
+        missing: list[tuple[str, str]] = []
+        passing = 0
+        worst: tuple[Any, str, str] | None = None
+        for measured, where, detail in values:
+            if measured is None:
+                missing.append((where, detail))
+                continue
+            if measured not in holds:
+                holds[measured] = judge(expectation, measured, where, detail).passed
+            if not holds[measured]:
+                failed.append(judge(expectation, measured, where, detail))
+                continue
+            passing += 1
+            if worst is None or _worse(measured, worst[0], expectation.op):
+                worst = (measured, where, detail)
+        if worst is not None:
+            value, where, detail = worst
+            self.measurements.append(judge(expectation, value, f"{passing} {what}" if passing > 1 else where,
+                                           "every one within the threshold; the worst shown" if passing > 1 else detail))
+        self.measurements.extend(failed)
+        if failed:
+            self.failure_hint = self.check.hint
+            message = failure_message(self.check.id, self.check.title, self.target_id, failed, self.failure_hint)
+            suffix = f"\n  and {len(missing)} not measured, e.g. {missing[0][0]}: {missing[0][1]}" if missing else ""
+            pytest.fail(message + suffix, pytrace=False)
+        if missing:
+            shown = "; ".join(f"{where}: {detail}" for where, detail in missing[:5])
+            raise MeasurementMissing(f"{self.target_id}: {len(missing)} {what.split(' (')[0]} not measured: {shown}")
+
+    def measure_rails(self, measure: Measure[T] | NodePairMeasure[T]) -> list[RailMeasurement[T]]:
+        """``measure`` every NIC pair of the item at once (at most ``fanout``; a NodePairMeasure: all together);
+        their commands become evidence."""
         if self.measurer is not None:
             measured = self.measurer(measure)
+        elif isinstance(measure, NodePairMeasure):
+            measured = measure_together(self.rail_pairs, measure, self._run)
         else:
             measured = measure_rails(self.rail_pairs, measure, self._run, self.fanout)
         for rail in measured:

@@ -246,6 +246,9 @@ def gpufabric(request: pytest.FixtureRequest) -> CheckContext:
     for switch in _switch_of(target):  # a switch OS whose model differs has its own section (Junos: queues)
         profile = profile.for_platform(switch.os)
     context = CheckContext(session.catalog.get(check_id), getattr(target, "id", item.name), profile, run, parsed=session.parsed)
+    if context.check.measured == "mesh" and session.mesh_engine is not None and hasattr(target, "rail_pairs"):
+        mesh, pair = session.mesh_engine, (target.a.name, target.b.name)
+        context.mesher = lambda: mesh.outputs(check_id, pair)
     if hasattr(target, "rail_pairs"):
         rails = target.rail_pairs()
         context.rail_pairs = tuple(r for r in rails if session.rerun is None or session.rerun.keeps(check_id, r.id))
