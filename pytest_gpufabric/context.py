@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import pytest
 
 from pytest_gpufabric.catalog import CheckSpec
-from pytest_gpufabric.errors import MeasurementMissing, ParseError
+from pytest_gpufabric.errors import GpufabricError, MeasurementMissing, ParseError
 from pytest_gpufabric.evidence_runner import EvidenceRunner, RunFunc
 from pytest_gpufabric.expectations import Profile
 from pytest_gpufabric.measuring.rails import Measure, RailMeasurement, measure_rails
@@ -39,6 +40,10 @@ class CheckContext(EvidenceRunner):
     ``run`` reaches a node through the session's transport (live, recorded or replayed) and keeps the
     output as evidence; ``expect`` judges one value against the profile and fails the item with measured
     value, expected value, source and hint when it does not hold.
+
+    A verdict comes from what was read: a fact judged failing stays failing whatever could not be measured
+    after it (``part``, ``expect_each`` and ``settle``), and a part that could not be measured makes the item an
+    error only when nothing read fails.
     """
 
     check: CheckSpec
@@ -53,6 +58,7 @@ class CheckContext(EvidenceRunner):
     fanout: int = 1  # NIC pairs measured at once
     pairs: list[dict[str, Any]] = field(default_factory=list)  # one verdict record per NIC pair
     measurer: Callable[[Measure[Any]], list[RailMeasurement[Any]]] | None = None  # the round engine, when planned
+    unmeasured: list[GpufabricError] = field(default_factory=list)  # parts that could not be measured, in order
 
     def parse(self, parse: Callable[[str], T], result: CommandResult, *, cached: bool = False) -> T:
         """Parse a command's stdout; an unusable output is an error naming node and command. ``cached`` reuses
@@ -91,12 +97,42 @@ class CheckContext(EvidenceRunner):
     def expect_each(
         self, values: Iterable[tuple[str, Any, str | None, str]], *, hint: str | None = None
     ) -> None:
-        """Judge every (name, measured, where, detail) and fail once, listing every value that does not hold."""
-        failed = [m for m in (self.judge(n, v, where=w, detail=d) for n, v, w, d in values) if not m.passed]
-        if failed:
-            self.failure_hint = hint or self.check.hint
-            message = failure_message(self.check.id, self.check.title, self.target_id, failed, self.failure_hint)
-            pytest.fail(message, pytrace=False)
+        """Judge every (name, measured, where, detail), each on its own (a value that is None or has no
+        threshold is a part not measured, the others are still judged), then ``settle``."""
+        for name, measured, where, detail in values:
+            with self.part():
+                self.judge(name, measured, where=where, detail=detail)
+        self.settle(hint=hint)
+
+    @contextmanager
+    def part(self) -> Iterator[None]:
+        """A part of the check measured on its own: when it cannot be measured (a missing tool, output or
+        threshold), the check goes on with the next part and the item's verdict is settled on what was read."""
+        try:
+            yield
+        except GpufabricError as exc:
+            self.unmeasured.append(exc)
+
+    def failed(self) -> list[Measurement]:
+        """Every value judged so far that does not hold."""
+        return [m for m in self.measurements if not m.passed]
+
+    def settle(self, *, hint: str | None = None) -> None:
+        """Fail the item when a value judged so far does not hold (naming what could not be measured as
+        well); else, when a part could not be measured, end it as an error; else it passes."""
+        if self.failed():
+            self.fail(hint)
+        if self.unmeasured:
+            raise self.unmeasured[0] if len(self.unmeasured) == 1 else MeasurementMissing(
+                "; ".join(str(exc) for exc in self.unmeasured))
+
+    def fail(self, hint: str | None = None, *, also: GpufabricError | None = None) -> None:
+        """Fail the item on the values judged failing, listing the parts not measured (and ``also``)."""
+        self.failure_hint = hint or self.check.hint
+        unmeasured = [*self.unmeasured, *([also] if also is not None else [])]
+        message = failure_message(self.check.id, self.check.title, self.target_id, self.failed(), self.failure_hint,
+                                  not_measured=[str(exc) for exc in unmeasured])
+        pytest.fail(message, pytrace=False)
 
     def measure_rails(self, measure: Measure[T]) -> list[RailMeasurement[T]]:
         """``measure`` every NIC pair of the item at once (at most ``fanout``); their commands become evidence."""

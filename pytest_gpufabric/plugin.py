@@ -242,10 +242,18 @@ def _error_kind(exc: BaseException) -> tuple[str, str]:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     """A check that could not measure (GpufabricError) fails without a traceback: the message says it all,
-    and pytest does not spend time rendering source code for thousands of unreachable items."""
+    and pytest does not spend time rendering source code for thousands of unreachable items. The verdict
+    comes from what was read: a value already judged failing fails the item whatever could not be measured
+    after it, and a part left unmeasured never lets the item pass."""
+    context = item.stash.get(CONTEXT_KEY, None)
     try:
-        return (yield)
+        result = yield
+        if context is not None:
+            context.settle()
+        return result
     except GpufabricError as exc:
+        if context is not None and context.failed():
+            context.fail(context.failure_hint, also=exc if exc not in context.unmeasured else None)
         item.stash[ERROR_KEY] = _error_kind(exc)
         pytest.fail(str(exc), pytrace=False)
 

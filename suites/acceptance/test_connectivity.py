@@ -24,9 +24,10 @@ def test_ping_mesh(node_pair: NodePairTarget, gpufabric: CheckContext) -> None:
     values = []
     for source in nic_addresses(node_pair.a):
         for destination in nic_addresses(node_pair.b):
-            result = gpufabric.parse(parse_ping, gpufabric.run(node_pair.a.name, ping_command(source.address, destination.address)))
-            where = f"{source.name} ({source.address}) -> {destination.name} ({destination.address})"
-            values.append(("loss_percent", loss_percent(result), where, describe(result)))
+            with gpufabric.part():  # a path that cannot be measured leaves the others' verdicts standing
+                result = gpufabric.parse(parse_ping, gpufabric.run(node_pair.a.name, ping_command(source.address, destination.address)))
+                where = f"{source.name} ({source.address}) -> {destination.name} ({destination.address})"
+                values.append(("loss_percent", loss_percent(result), where, describe(result)))
     gpufabric.expect_each(values)
 
 

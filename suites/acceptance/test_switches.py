@@ -18,6 +18,7 @@ from pytest_gpufabric.checks.switches import (
 )
 from pytest_gpufabric.commands import sh
 from pytest_gpufabric.context import CheckContext
+from pytest_gpufabric.errors import MeasurementMissing
 from pytest_gpufabric.parsers.bnxt_re_conf import parse_bnxt_re_conf
 from pytest_gpufabric.parsers.ip import parse_ip_link
 from pytest_gpufabric.switches.commands import reads_for
@@ -67,9 +68,10 @@ def test_dscp_classification(switch: SwitchTarget, gpufabric: CheckContext, host
     values = []
     for name in host_ports:
         port = config.port(name)
-        if port is None:
-            gpufabric.require(None, f"port {name} (from the inventory) in the configuration of {switch.id}")
-            return
+        if port is None:  # that port is not measured; the others are still judged
+            gpufabric.unmeasured.append(MeasurementMissing(
+                f"{switch.id}: port {name} (from the inventory) is not in the configuration of {switch.id}"))
+            continue
         where = f"{switch.id}/{name}"
         values += [
             ("dscp_trusted", port.dscp_trusted, where, ""),
@@ -99,18 +101,20 @@ def test_pfc_watchdog(switch: SwitchTarget, gpufabric: CheckContext) -> None:
 @pytest.mark.check("SW-006")
 def test_host_port_link(switch_port: SwitchPortTarget, gpufabric: CheckContext) -> None:
     status = port_status(gpufabric, switch_port.switch, switch_port.port)
-    config = port_config(gpufabric, switch_port.switch, switch_port.port)
+    gpufabric.judge("oper_up", status.oper_up)  # a port that is down may show no speed: its state alone fails it
     nic_speed = switch_port.nic.speed_gbps
-    speed = gpufabric.require(status.speed_gbps, f"speed of {switch_port.id}")
-    fec = status.fec or config.fec
-    values = [
-        ("oper_up", status.oper_up, None, ""),
-        ("speed_differs_from_nic", speed != nic_speed, None, f"port {speed:g} Gb/s, {switch_port.node.name}/{switch_port.nic.name} {nic_speed} Gb/s (inventory)"),
-        ("fec", gpufabric.require(fec, f"FEC of {switch_port.id}"), None, ""),
-    ]
+    with gpufabric.part():
+        speed = gpufabric.require(status.speed_gbps, f"speed of {switch_port.id}")
+        gpufabric.judge("speed_differs_from_nic", speed != nic_speed,
+                        detail=f"port {speed:g} Gb/s, {switch_port.node.name}/{switch_port.nic.name} {nic_speed} Gb/s (inventory)")
+    with gpufabric.part():
+        fec = status.fec or port_config(gpufabric, switch_port.switch, switch_port.port).fec
+        gpufabric.judge("fec", gpufabric.require(fec, f"FEC of {switch_port.id}"))
     if switch_port.switch.os != "sonic":  # SONiC has no IEEE 802.3x pause setting (no field in its PORT table)
-        values.append(("link_pause", gpufabric.require(config.link_pause, f"flowcontrol of {switch_port.id}"), None, ""))
-    gpufabric.expect_each(values)
+        with gpufabric.part():
+            pause = port_config(gpufabric, switch_port.switch, switch_port.port).link_pause
+            gpufabric.judge("link_pause", gpufabric.require(pause, f"flowcontrol of {switch_port.id}"))
+    gpufabric.settle()
 
 
 @pytest.mark.check("SW-007")
