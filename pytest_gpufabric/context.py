@@ -12,9 +12,10 @@ import pytest
 from pytest_gpufabric.catalog import CheckSpec
 from pytest_gpufabric.errors import GpufabricError, MeasurementMissing, ParseError
 from pytest_gpufabric.evidence_runner import EvidenceRunner, RunFunc
-from pytest_gpufabric.expectations import Profile
+from pytest_gpufabric.expectations import NoDocumentedThreshold, Profile
 from pytest_gpufabric.measuring.rails import Measure, RailMeasurement, measure_rails
 from pytest_gpufabric.measuring.verdicts import pair_record, rails_message
+from pytest_gpufabric.shapes import MachineShape, shape_of
 from pytest_gpufabric.targets import NicPairTarget
 from pytest_gpufabric.transport.base import CommandResult
 from pytest_gpufabric.verdict import Judged, Measurement, failure_message, judge
@@ -59,6 +60,7 @@ class CheckContext(EvidenceRunner):
     pairs: list[dict[str, Any]] = field(default_factory=list)  # one verdict record per NIC pair
     measurer: Callable[[Measure[Any]], list[RailMeasurement[Any]]] | None = None  # the round engine, when planned
     unmeasured: list[GpufabricError] = field(default_factory=list)  # parts that could not be measured, in order
+    shape: MachineShape | None = None  # the machine the item judges, for values documented per machine shape
 
     def parse(self, parse: Callable[[str], T], result: CommandResult, *, cached: bool = False) -> T:
         """Parse a command's stdout; an unusable output is an error naming node and command. ``cached`` reuses
@@ -81,12 +83,18 @@ class CheckContext(EvidenceRunner):
             raise MeasurementMissing(f"{self.target_id}: {what} could not be measured")
         return value
 
-    def judge(self, name: str, measured: Any, *, where: str | None = None, detail: str = "") -> Measurement:
-        """Judge one value without failing the item yet (see ``expect_each``)."""
+    def judge(self, name: str, measured: Any, *, where: str | None = None, detail: str = "",
+              shape: MachineShape | None = None) -> Measurement:
+        """Judge one value without failing the item yet (see ``expect_each``); ``shape``: the machine it was
+        measured on, where not the item's own (one rail of a node pair)."""
         place = where or self.target_id
         if measured is None:
             raise MeasurementMissing(f"{self.check.id} at {place}: {name} could not be measured")
-        measurement = judge(self.profile.get(self.check.id, name), measured, place, detail)
+        try:
+            expectation = self.profile.get(self.check.id, name, shape or self.shape)
+        except NoDocumentedThreshold as exc:
+            raise exc.with_measured(measured, place) from None
+        measurement = judge(expectation, measured, place, detail)
         self.measurements.append(measurement)
         return measurement
 
@@ -155,7 +163,8 @@ class CheckContext(EvidenceRunner):
             if error is None:
                 assert rail.value is not None
                 try:
-                    judged = [self.judge(n, v, where=w, detail=d) for n, v, w, d in values_of(rail.value)]
+                    shape = shape_of(rail.pair)
+                    judged = [self.judge(n, v, where=w, detail=d, shape=shape) for n, v, w, d in values_of(rail.value)]
                 except MeasurementMissing as exc:
                     error = f"{type(exc).__name__}: {exc}"
             failed[rail.pair.id] = [m for m in judged if not m.passed]

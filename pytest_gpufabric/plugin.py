@@ -27,6 +27,7 @@ from pytest_gpufabric.results import PROPERTY_KEY, ResultsReporter, ResultsWrite
 from pytest_gpufabric.scheduling.pair_option import parse_pair_policy, selected_node_pairs
 from pytest_gpufabric.scheduling.rerun import FailedPairs
 from pytest_gpufabric.session import FabricSession
+from pytest_gpufabric.shapes import shape_of
 from pytest_gpufabric.startup import prepare_run
 
 SESSION_KEY = pytest.StashKey[FabricSession]()
@@ -217,7 +218,8 @@ def gpufabric(request: pytest.FixtureRequest) -> CheckContext:
         return session.run(node, command, timeout_s, cached, item.nodeid)
 
     profile = session.profile_for(getattr(target, "nodes", ()))
-    context = CheckContext(session.catalog.get(check_id), getattr(target, "id", item.name), profile, run, parsed=session.parsed)
+    context = CheckContext(session.catalog.get(check_id), getattr(target, "id", item.name), profile, run,
+                           parsed=session.parsed, shape=shape_of(target))
     if hasattr(target, "rail_pairs"):
         rails = target.rail_pairs()
         context.rail_pairs = tuple(r for r in rails if session.rerun is None or session.rerun.keeps(check_id, r.id))

@@ -60,6 +60,7 @@ def node_platform(facts: NodeFacts, declared: Mapping[str, str]) -> Platform:
         "gpu_model": facts.platform.gpu_model,
         "nic_vendor": facts.platform.nic_vendor,
         "deployment": "vmware" if virt == "vmware" else "baremetal",
+        **({"gpu_link": facts.platform.gpu_link} if facts.platform.gpu_link else {}),
     }
     return Platform(**{**found, **declared})  # type: ignore[arg-type]
 

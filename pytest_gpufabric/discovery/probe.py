@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from ipaddress import IPv4Address, IPv4Interface
 
 from pytest_gpufabric.commands import sh
+from pytest_gpufabric.discovery.gpu_link import read_gpu_link
 from pytest_gpufabric.discovery.node_reader import NodeReader
 from pytest_gpufabric.parsers.ethtool import parse_ethtool, parse_ethtool_driver
 from pytest_gpufabric.parsers.ip import Rule, parse_ip_addr, parse_ip_route, parse_ip_rule
@@ -71,6 +72,7 @@ class FoundPlatform:
     gpu_model: str
     nic_vendor: str  # broadcom, other
     virtualization: str  # systemd-detect-virt's word; "unknown" when it did not answer
+    gpu_link: str | None = None  # nvswitch, nvlink, xgmi, pcie; None: one GPU, or not read
 
 
 @dataclass(frozen=True)
@@ -191,6 +193,7 @@ def probe_node(transport: Transport, name: str, address: str, timeout_s: float =
         gpu_model=model or "none",
         nic_vendor="broadcom" if drivers and drivers <= BROADCOM_DRIVERS else "other",
         virtualization=virt,
+        gpu_link=read_gpu_link(reader, vendor, len(gpus)),
     )
     return NodeFacts(name, address, platform, gpus, nics, tuple(reader.notes), lldp_answered=neighbors is not None)
 

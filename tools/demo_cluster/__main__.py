@@ -24,7 +24,8 @@ DESCRIPTION = (
 
 VMWARE_NODE = {
     "profile": "h100-thor2-vmware",
-    "platform": {"gpu_vendor": "nvidia", "gpu_model": "H100", "nic_vendor": "broadcom", "deployment": "vmware"},
+    "platform": {"gpu_vendor": "nvidia", "gpu_model": "H100", "nic_vendor": "broadcom", "deployment": "vmware",
+                 "gpu_link": "nvswitch"},  # HGX H100: eight GPUs behind NVSwitch (S1)
 }
 
 
@@ -36,7 +37,8 @@ def inventory(nodes: tuple[DemoNode, ...]) -> dict[str, object]:
         "profile": "mi300x-thor2",
         "defaults": {
             "ssh": {"user": "root", "port": 22},
-            "platform": {"gpu_vendor": "amd", "gpu_model": "MI300X", "nic_vendor": "broadcom", "deployment": "baremetal"},
+            "platform": {"gpu_vendor": "amd", "gpu_model": "MI300X", "nic_vendor": "broadcom", "deployment": "baremetal",
+                         "gpu_link": "xgmi"},  # MI300X OAM platform: eight GPUs on Infinity Fabric (XGMI) links (S0)
         },
         "nodes": [
             {
