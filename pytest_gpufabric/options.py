@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_gpufabric.bundled import thresholds_dir
 from pytest_gpufabric.errors import UsageError
 
 RECORD_MODES = ("once", "new_episodes", "all", "none")
@@ -16,7 +17,7 @@ DEFAULT_RESULTS_DIR = "gpufabric-results"
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("gpufabric", "GPU fabric acceptance (pytest-gpufabric)")
     group.addoption("--cluster", metavar="SITE_YAML", help="cluster inventory (site.yaml) to test")
-    group.addoption("--thresholds-dir", metavar="DIR", help="directory of threshold profiles (default: thresholds/ of the checkout)")
+    group.addoption("--thresholds-dir", metavar="DIR", help="directory of threshold profiles (default: thresholds/ of the rootdir, else those installed with the plugin)")
     group.addoption("--record", metavar="DIR", help="record every command's output into DIR (see --record-mode)")
     group.addoption(
         "--record-mode", choices=RECORD_MODES, default="once",
@@ -66,8 +67,10 @@ class FabricOptions:
 
 
 def default_thresholds_dir(rootdir: Path) -> Path:
+    """``thresholds/`` of ``rootdir`` (a checkout, or a site's own folder), else the profiles installed with the
+    package."""
     here = rootdir / "thresholds"
-    return here if here.is_dir() else Path(__file__).resolve().parents[1] / "thresholds"
+    return here if here.is_dir() else thresholds_dir()
 
 
 def read_options(config: pytest.Config) -> FabricOptions:

@@ -6,6 +6,8 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
+from pytest_gpufabric.bundled import suite_dir
+
 
 @dataclass(frozen=True)
 class ImplementedCheck:
@@ -37,5 +39,5 @@ def implemented_checks(suite_dir: Path) -> list[ImplementedCheck]:
 
 
 def default_suite_dir() -> Path:
-    """The acceptance suite of the checkout this package belongs to."""
-    return Path(__file__).resolve().parents[1] / "suites" / "acceptance"
+    """The acceptance suite installed with this package, or that of its checkout."""
+    return suite_dir()
