@@ -16,6 +16,7 @@ from pytest_gpufabric.discovery.cli import add_discover_parser
 from pytest_gpufabric.errors import GpufabricError
 from pytest_gpufabric.options import default_thresholds_dir
 from pytest_gpufabric.parsers.registry import PARSERS, to_plain
+from pytest_gpufabric.preflight.cli import add_preflight_parser
 from pytest_gpufabric.suite_index import default_suite_dir, implemented_checks
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -130,6 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     parse.add_argument("file", nargs="?", help="raw output file, or - for standard input")
     parse.add_argument("--list", action="store_true", help="name the parsers")
     parse.set_defaults(func=_cmd_parse)
+    add_preflight_parser(sub)
     add_discover_parser(sub)
     add_baseline_parser(sub)
     report = sub.add_parser("report", help="build the acceptance report (HTML, XLSX, CSV, PDF) of a run's results")

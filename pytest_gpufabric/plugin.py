@@ -97,6 +97,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
     register_switch_counters(config, config.stash[SESSION_KEY], lambda item: (tests.check_id(item), tests.target(item)))
     if not _is_worker(config):
+        if config.getoption("preflight"):
+            from pytest_gpufabric.preflight.run_plugin import PLUGIN_NAME, PreflightReport
+
+            config.pluginmanager.register(PreflightReport(setup, options, None), PLUGIN_NAME)
         writer = ResultsWriter(options.results_dir / "results.jsonl")
         config.pluginmanager.register(ResultsReporter(writer), "gpufabric-results")
         config.pluginmanager.register(OutcomeReporting(), "gpufabric-outcomes")

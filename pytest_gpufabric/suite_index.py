@@ -13,6 +13,15 @@ from pytest_gpufabric.bundled import suite_dir
 class ImplementedCheck:
     check_id: str
     test: str  # file::function
+    markers: tuple[str, ...] = ()  # the names of its pytest.mark decorators (as -m matches them)
+
+
+def _marker_name(decorator: ast.expr) -> str | None:
+    """``check`` of ``@pytest.mark.check(...)``, ``slow`` of ``@pytest.mark.slow``; None for other decorators."""
+    func = decorator.func if isinstance(decorator, ast.Call) else decorator
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute) and func.value.attr == "mark":
+        return func.attr
+    return None
 
 
 def _check_ids(decorator: ast.expr) -> list[str]:
@@ -32,9 +41,10 @@ def implemented_checks(suite_dir: Path) -> list[ImplementedCheck]:
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                markers = tuple(dict.fromkeys(name for d in node.decorator_list if (name := _marker_name(d))))
                 for decorator in node.decorator_list:
                     for check_id in _check_ids(decorator):
-                        found.append(ImplementedCheck(check_id, f"{path.name}::{node.name}"))
+                        found.append(ImplementedCheck(check_id, f"{path.name}::{node.name}", markers))
     return sorted(found, key=lambda c: (c.check_id, c.test))
 
 

@@ -83,6 +83,8 @@ def test_the_wheel_carries_profiles_catalog_hints_and_suite(installed: tuple[Pat
     assert {"COLL-001", "GPU-006", "PERF-002"} <= installed_checks
     validated = _run(_as_user([str(bin_dir / "gpufabric"), "inventory", "validate", str(REPO / "recordings" / "demo" / "site.yaml")]), site, env)
     assert validated.returncode == 0, validated.stderr  # the profiles the demo names are installed with the wheel
+    table = _run(_as_user([str(bin_dir / "gpufabric"), "preflight", "--table"]), site, env)
+    assert table.returncode == 0 and "| PERF-001 |" in table.stdout, table.stderr  # the checks' prerequisites
 
 
 def test_the_installed_suite_replays_a_recording_as_the_checkout_does(installed: tuple[Path, Path, dict[str, str]],
