@@ -24,7 +24,7 @@ from typing import Any
 
 from pytest_gpufabric.lab import Lab, sweep_stale
 from pytest_gpufabric.lab.perftest_standin import inject_bad_pair, install
-from pytest_gpufabric.scheduling import ScheduleLog, find_overlaps
+from pytest_gpufabric.exclusive import ScheduleLog, find_overlaps
 from pytest_gpufabric.scheduling.rounds import lower_bound_rounds
 
 REPO = Path(__file__).resolve().parents[1]

@@ -13,9 +13,8 @@ Every string is deterministic for a given item, so a recording made live replays
 server (and the log of a concurrent client) is named after the check, the pair and the direction, never
 after a random temporary name.
 
-Ports: a perftest server listens on one TCP port for the out-of-band exchange. Concurrent tests never share
-a NIC (the scheduler holds a lock per NIC), so a port derived from the server NIC's rail is distinct among
-all the servers running on one node at any time; the scheduler also locks the port itself.
+Ports: a perftest server listens on one TCP port for the out-of-band exchange, ``port_for`` its NIC's rail
+(``exclusive.names``: a port is a resource, locked like the NIC itself).
 """
 
 from __future__ import annotations
@@ -26,8 +25,6 @@ from dataclasses import dataclass
 from pytest_gpufabric.commands import sh
 from pytest_gpufabric.errors import UsageError
 
-# perftest's default port is 18515 (ib_write_bw --help); servers of this plugin use the ports above it.
-BASE_PORT = 18516
 # Flags of S4 "Perftest" and S0 2.8.2: GID index 3 (RoCE v2), all sizes, bidirectional, report Gb/s.
 BW_FLAGS = ("-x", "3", "-a", "-b", "-F", "--report_gbits")
 LAT_FLAGS = ("-x", "3", "-a", "-F")
@@ -42,13 +39,6 @@ CONNECT_TIMEOUT_S = 10.0  # longest a client tries to reach a server that is sta
 END_WAIT_S = 2.0  # longest wait for a server to end after its client (then it is stopped)
 LOG_DIR = "/tmp"
 _SAFE = re.compile(r"[^A-Za-z0-9_.-]+")
-
-
-def port_for(rail: int, offset: int = 0) -> int:
-    """The server port of a NIC on ``rail`` (``offset`` separates the servers of one NIC in one test)."""
-    if rail < 0 or offset < 0:
-        raise UsageError(f"rail {rail} and port offset {offset} must not be negative")
-    return BASE_PORT + rail + 64 * offset
 
 
 def log_path(check_id: str, target_id: str, role: str, suffix: str = "log") -> str:

@@ -11,12 +11,11 @@ from typing import TYPE_CHECKING, Literal
 
 from pytest_gpufabric.lab.errors import LabError
 from pytest_gpufabric.lab.iproute import ip, ip_json, run
+from pytest_gpufabric.lab.nodes import NodeRef, RunningLab
 from pytest_gpufabric.lab.sshd import generate_key
 
 if TYPE_CHECKING:
     from typing_extensions import Self
-
-    from pytest_gpufabric.lab.lab import Lab, NodeRef
 
 LinkSide = Literal["switch", "node"]
 
@@ -49,7 +48,7 @@ class AppliedFault:
 class Faults:
     """Faults of one lab; ``node`` is an index into ``lab.nodes`` (0-based) or a node name."""
 
-    def __init__(self, lab: Lab) -> None:
+    def __init__(self, lab: RunningLab) -> None:
         self._lab = lab
         self._applied: list[AppliedFault] = []
 

@@ -32,10 +32,10 @@ from filelock import FileLock, Timeout
 
 from pytest_gpufabric.errors import MeasurementMissing
 from pytest_gpufabric.evidence_runner import RunFunc
+from pytest_gpufabric.exclusive.locks import ResourceLocks, lock_file_name
+from pytest_gpufabric.exclusive.names import rail_resources
+from pytest_gpufabric.exclusive.schedule_log import ScheduleLog
 from pytest_gpufabric.measuring.rails import Measure, RailMeasurement, measure_one
-from pytest_gpufabric.scheduling.locks import ResourceLocks, lock_file_name
-from pytest_gpufabric.scheduling.resources import nic_resources
-from pytest_gpufabric.scheduling.schedule_log import ScheduleLog
 from pytest_gpufabric.targets import NicPairTarget, NodePairTarget
 from pytest_gpufabric.transport.base import CommandResult
 
@@ -65,11 +65,6 @@ class RoundPlan:
     def key(self) -> str:
         return f"{self.check_id}-round{self.number:05d}"
 
-
-
-def rail_resources(pair: NicPairTarget) -> tuple[str, ...]:
-    """The NICs, adjacent GPUs and perftest ports one NIC pair occupies."""
-    return tuple(sorted({*nic_resources(pair.node_a, pair.nic_a), *nic_resources(pair.node_b, pair.nic_b)}))
 
 
 Measured = dict[str, dict[str, tuple[Any, ...]]]  # item node id -> NIC pair id -> (value, commands, kind, error)

@@ -27,14 +27,14 @@ from pytest_gpufabric.checks.localization import (
 from pytest_gpufabric.errors import UsageError
 from pytest_gpufabric.items import CheckTest, CheckTests
 from pytest_gpufabric.results import PROPERTY_KEY
-from pytest_gpufabric.scheduling.locks import ResourceLocks
-from pytest_gpufabric.scheduling.ordering import order_items_in_rounds
+from pytest_gpufabric.exclusive.locks import ResourceLocks
+from pytest_gpufabric.exclusive.names import is_exclusive, resources_of
+from pytest_gpufabric.exclusive.schedule_log import ScheduleLog
+from pytest_gpufabric.scheduling.ordering import order_items_in_rounds, ordering_keys
 from pytest_gpufabric.scheduling.pair_option import rounds_summary
-from pytest_gpufabric.scheduling.resources import is_exclusive, ordering_keys, resources_of
 from pytest_gpufabric.scheduling.estimate import CheckSweep, estimate_lines, planned_sweeps
 from pytest_gpufabric.scheduling.progress import RoundProgress
 from pytest_gpufabric.scheduling.round_plan import plan_rounds
-from pytest_gpufabric.scheduling.schedule_log import ScheduleLog
 from pytest_gpufabric.measuring.engine import RoundEngine
 from pytest_gpufabric.targets import NicPairTarget, NodePairTarget
 

@@ -3,7 +3,7 @@ and once after the last one, in whichever process gets there first (also under p
 
 The snapshots are JSON files in the run's shared directory (the one the controller chose for the resource
 locks), written under a file lock, so every worker judges the same two snapshots. A traffic item is one
-that occupies NICs or GPUs (``scheduling.resources.is_traffic``); each one leaves a marker when it ends,
+that occupies NICs or GPUs (``exclusive.names.is_traffic``); each one leaves a marker when it ends,
 and the after-snapshot waits (bounded) until every traffic item of the session has ended. The snapshot
 commands are recorded and replayed under their own item names, so a replay is deterministic.
 """
@@ -23,7 +23,7 @@ from filelock import FileLock
 
 from pytest_gpufabric.checks.switches import read_counters
 from pytest_gpufabric.errors import GpufabricError, MeasurementMissing, ParseError
-from pytest_gpufabric.scheduling.resources import is_traffic
+from pytest_gpufabric.exclusive.names import is_traffic
 from pytest_gpufabric.switches.facts import PortCounters
 from pytest_gpufabric.transport.base import CommandResult
 

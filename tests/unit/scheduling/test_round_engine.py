@@ -9,11 +9,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from pytest_gpufabric.checks.perf_commands import port_for
+from pytest_gpufabric.exclusive import ResourceLocks, ScheduleLog, find_overlaps, port_for
 from pytest_gpufabric.inventory import Inventory
 from pytest_gpufabric.measuring.engine import RoundEngine
 from pytest_gpufabric.measuring.rails import RailRunner
-from pytest_gpufabric.scheduling import ResourceLocks, ScheduleLog, find_overlaps
 from pytest_gpufabric.scheduling.round_plan import plan_rounds
 from pytest_gpufabric.targets import NicPairTarget, NodePairTarget, targets_for_scope
 from pytest_gpufabric.transport.base import CommandResult
