@@ -35,8 +35,11 @@ def condition(probe: Probe) -> str:
 
 
 def probe_command(requirements: Sequence[Requirement]) -> str:
-    """The node's command: one ``<index> <1|0>`` line per requirement."""
-    return "\n".join(f"if {condition(r.probe)}; then echo '{i} 1'; else echo '{i} 0'; fi" for i, r in enumerate(requirements))
+    """The node's command (bash): one ``<index> <1|0>`` line per requirement, printed at once at the end (one SSH
+    data packet instead of one a line: each costs the controller about 0.1 ms of CPU)."""
+    tests = "\n".join(f"if {condition(r.probe)}; then a=1; else a=0; fi; r=\"${{r}}{i} $a\"$'\\n'"
+                      for i, r in enumerate(requirements))
+    return f"r=''\n{tests}\nprintf '%s' \"$r\""
 
 
 @dataclass(frozen=True)

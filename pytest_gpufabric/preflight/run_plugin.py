@@ -33,14 +33,10 @@ class PreflightReport:
     def _lines(self, config: pytest.Config) -> list[str]:
         if self._options.record_mode == "none":
             return ["preflight: not run on a replay (no command reaches a node)"]
-        from pytest_gpufabric.preflight.cli import run_preflight
-        from pytest_gpufabric.transport.factory import live_transport
+        from pytest_gpufabric.preflight.cli import live_probe, run_preflight
 
-        transport = live_transport(self._setup.inventory, self._options.verify_host_keys)
-        try:
-            lines, _ = run_preflight(self._setup, transport, keyword=config.option.keyword or None,
-                                     markexpr=config.option.markexpr or None,
-                                     launcher=config.getoption("mpi_launcher"), suite_dir=self._suite_dir)
-        finally:
-            transport.close()
+        probe = live_probe(self._setup, verify_host_keys=self._options.verify_host_keys)
+        lines, _ = run_preflight(self._setup, probe, keyword=config.option.keyword or None,
+                                 markexpr=config.option.markexpr or None, launcher=config.getoption("mpi_launcher"),
+                                 suite_dir=self._suite_dir)
         return lines

@@ -87,15 +87,25 @@ def applies_to(check_id: str, node: Node, inventory: Inventory, catalog: Catalog
     return not (scope in MULTI_NODE_SCOPES and len(inventory.nodes) < 2)
 
 
+def _node_kind(node: Node, profile: Profile) -> tuple[object, ...]:
+    """What decides which checks apply to a node, besides its name: the checks of 1,024 alike nodes are worked
+    out once."""
+    return (profile.name, node.platform_tags, bool(node.gpus), bool(node.nics), any(n.switch_port for n in node.nics),
+            any(n.gpu is not None for n in node.nics))
+
+
 def checks_by_node(selection: Selection, inventory: Inventory, catalog: Catalog,
                    profile_of: Callable[[Node], Profile]) -> dict[str, list[str]]:
-    """Node name -> the check ids a run with this selection would judge on it (catalog order of the suite)."""
-    return {
-        node.name: list(dict.fromkeys(
-            check.check_id for check in selection.checks
-            if selection.on_node(check, node) and applies_to(check.check_id, node, inventory, catalog, profile_of(node))))
-        for node in inventory.nodes
-    }
+    """Node name -> the check ids a run with this selection would judge on it (in the suite's order)."""
+    by_kind: dict[tuple[object, ...], list[SelectedCheck]] = {}
+    found = {}
+    for node in inventory.nodes:
+        profile = profile_of(node)
+        kind = _node_kind(node, profile)
+        if kind not in by_kind:
+            by_kind[kind] = [c for c in selection.checks if applies_to(c.check_id, node, inventory, catalog, profile)]
+        found[node.name] = list(dict.fromkeys(c.check_id for c in by_kind[kind] if selection.on_node(c, node)))
+    return found
 
 
 def selected_ids(selection: Selection) -> Sequence[str]:

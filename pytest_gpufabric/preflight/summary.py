@@ -26,26 +26,39 @@ class Finding:
         return f"{self.what}: {fold(self.nodes)}: {costs}"
 
 
+def _costs(checks: tuple[str, ...], prerequisites: Prerequisites, facts: Mapping[str, str]) -> dict[str, tuple[str, ...]]:
+    """Requirement key -> the checks among ``checks`` it costs on a node with ``facts``."""
+    costs: dict[str, list[str]] = {}
+    for check in checks:
+        for requirement in prerequisites.needs(check, facts):
+            costs.setdefault(requirement.key, []).append(check)
+    return {key: tuple(dict.fromkeys(found)) for key, found in costs.items()}
+
+
 def findings(probes: Sequence[NodeProbe], checks: Mapping[str, Sequence[str]], prerequisites: Prerequisites,
              facts: Mapping[str, Mapping[str, str]]) -> list[Finding]:
     """Unreachable or unprobed nodes first (grouped by reason), then each missing requirement in the order of
-    the prerequisites file, grouped by the checks it costs."""
+    the prerequisites file, grouped by the checks it costs. What a requirement costs is worked out once per kind
+    of node (its checks and facts), not per node."""
     found: dict[tuple[str, tuple[str, ...]], list[str]] = {}
     requirements: dict[str, Requirement | None] = {}
+    costs_by_kind: dict[tuple[tuple[str, ...], tuple[tuple[str, str], ...]], dict[str, tuple[str, ...]]] = {}
     for probe in probes:
         node_checks = tuple(checks[probe.node])
         if probe.error is not None:
             found.setdefault((probe.error, node_checks), []).append(probe.node)
             requirements.setdefault(probe.error, None)
             continue
-        for check in node_checks:
-            for requirement in prerequisites.needs(check, facts[probe.node]):
-                if not probe.holds.get(requirement.key, True):
-                    costs = tuple(c for c in node_checks if requirement in prerequisites.needs(c, facts[probe.node]))
-                    found.setdefault((requirement.label, costs), [])
-                    if probe.node not in found[(requirement.label, costs)]:
-                        found[(requirement.label, costs)].append(probe.node)
-                    requirements[requirement.label] = requirement
+        kind = (node_checks, tuple(sorted(facts[probe.node].items())))
+        if kind not in costs_by_kind:
+            costs_by_kind[kind] = _costs(node_checks, prerequisites, facts[probe.node])
+        for key, holds in probe.holds.items():
+            costs = costs_by_kind[kind].get(key)
+            if holds or not costs:
+                continue
+            requirement = prerequisites.requirements[key]
+            found.setdefault((requirement.label, costs), []).append(probe.node)
+            requirements[requirement.label] = requirement
     order = {requirement.label: index for index, requirement in enumerate(prerequisites.requirements.values())}
     return sorted((Finding(what, tuple(nodes), costs, requirements[what]) for (what, costs), nodes in found.items()),
                   key=lambda f: (f.requirement is not None, order.get(f.what, -1), f.what, f.nodes))

@@ -75,7 +75,7 @@ def test_an_answer_line_that_is_not_understood_is_kept_and_its_requirement_unans
     answer = read_answer("0 1\nbash: warning: setlocale: LC_ALL: cannot change locale\n7 1\n", asked)
     assert answer.holds == {"a": True}
     assert answer.unread == ("bash: warning: setlocale: LC_ALL: cannot change locale", "7 1")
-    assert "echo '1 1'" in probe_command(asked)
+    assert 'r="${r}1 $a"' in probe_command(asked)
 
 
 def test_selection_follows_pytest_k_and_m() -> None:
