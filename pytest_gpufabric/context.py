@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 import pytest
 
@@ -15,16 +15,36 @@ from pytest_gpufabric.evidence_runner import EvidenceRunner, RunFunc
 from pytest_gpufabric.expectations import NoDocumentedThreshold, Profile
 from pytest_gpufabric.measuring.rails import Measure, RailMeasurement, measure_rails
 from pytest_gpufabric.measuring.verdicts import pair_record, rails_message
+from pytest_gpufabric.parsers.reading import Parsed, Unread
+from pytest_gpufabric.parsers.textutil import control_character_notes
 from pytest_gpufabric.shapes import MachineShape, shape_of
 from pytest_gpufabric.targets import NicPairTarget
 from pytest_gpufabric.transport.base import CommandResult
 from pytest_gpufabric.verdict import Judged, Measurement, failure_message, judge
 
 T = TypeVar("T")
+UNREAD_NAMED = 3  # unread lines a missing-measurement message names
 
 
-def parse_output(parse: Callable[[str], T], result: CommandResult) -> T:
-    """Parse a command's stdout; an unusable output is an error naming node and command."""
+@dataclass(frozen=True)
+class OutputUnread:
+    """An unread line of one command's output, for the evidence and the missing-measurement messages."""
+
+    node: str
+    command: str
+    unread: Unread
+
+    def describe(self) -> str:
+        return f"{self.node} `{self.command}` {self.unread.describe()}"
+
+    def as_record(self) -> dict[str, Any]:
+        return {"node": self.node, "command": self.command, "line": self.unread.line, "text": self.unread.text,
+                "reason": self.unread.reason, "scope": self.unread.scope}
+
+
+def parse_output(parse: Callable[[str], Any], result: CommandResult) -> Any:
+    """Parse a command's stdout (``Parsed`` where the parser follows the parsing rule, else plain facts); an
+    unusable output is an error naming node and command."""
     try:
         return parse(result.stdout)
     except ParseError as exc:
@@ -59,28 +79,69 @@ class CheckContext(EvidenceRunner):
     fanout: int = 1  # NIC pairs measured at once
     pairs: list[dict[str, Any]] = field(default_factory=list)  # one verdict record per NIC pair
     measurer: Callable[[Measure[Any]], list[RailMeasurement[Any]]] | None = None  # the round engine, when planned
+    unread: list[OutputUnread] = field(default_factory=list)  # lines of the parsed outputs not understood
+    notes: list[str] = field(default_factory=list)  # about the outputs themselves (control characters replaced)
+    unread_scopes: tuple[str, ...] | None = None  # what the item judges (a port): its unread lines, see focus
     unmeasured: list[GpufabricError] = field(default_factory=list)  # parts that could not be measured, in order
     shape: MachineShape | None = None  # the machine the item judges, for values documented per machine shape
 
-    def parse(self, parse: Callable[[str], T], result: CommandResult, *, cached: bool = False) -> T:
-        """Parse a command's stdout; an unusable output is an error naming node and command. ``cached`` reuses
-        the facts this process already parsed from the same output (a switch's configuration, read by every
-        port's items)."""
+    @overload
+    def parse(self, parse: Callable[[str], Parsed[T]], result: CommandResult, *, cached: bool = False) -> T: ...
+
+    @overload
+    def parse(self, parse: Callable[[str], T], result: CommandResult, *, cached: bool = False) -> T: ...
+
+    def parse(self, parse: Callable[[str], Any], result: CommandResult, *, cached: bool = False) -> Any:
+        """Parse a command's stdout into facts; an unusable output is an error naming node and command. Lines the
+        parser did not understand and notes on the output are kept as evidence. ``cached`` reuses what this
+        process already parsed from the same output (a switch's configuration, read by every port's items)."""
         key = (result.node, result.command, f"{parse.__module__}.{parse.__qualname__}")
         if cached and key in self.parsed and self.parsed[key][0] == result.stdout:
-            return self.parsed[key][1]  # type: ignore[no-any-return]
-        facts = self._parse(parse, result)
-        if cached:
-            self.parsed[key] = (result.stdout, facts)
-        return facts
+            parsed, notes = self.parsed[key][1]
+        else:
+            parsed = self._parse(parse, result)
+            notes = control_character_notes(result.stdout) + list(parsed.notes if isinstance(parsed, Parsed) else ())
+            if cached:
+                self.parsed[key] = (result.stdout, (parsed, notes))
+        self._keep_evidence(result, parsed, notes)
+        return parsed.facts if isinstance(parsed, Parsed) else parsed
 
-    def _parse(self, parse: Callable[[str], T], result: CommandResult) -> T:
+    def _parse(self, parse: Callable[[str], Any], result: CommandResult) -> Any:
         return parse_output(parse, result)
 
-    def require(self, value: T | None, what: str) -> T:
-        """A value the check cannot do without; missing is an error, never a pass."""
+    def _keep_evidence(self, result: CommandResult, parsed: Any, notes: list[str]) -> None:
+        for note in dict.fromkeys(notes):
+            text = f"{result.node} `{result.command}`: {note}"
+            if text not in self.notes:
+                self.notes.append(text)
+        if isinstance(parsed, Parsed) and parsed.unread:
+            known = set(self.unread)
+            self.unread.extend(kept for kept in (OutputUnread(result.node, result.command, u) for u in parsed.unread)
+                               if kept not in known)
+
+    def focus(self, scopes: tuple[str, ...]) -> None:
+        """Name only the unread lines of ``scopes`` (and those of no scope) when a value is missing: the port
+        or section the item judges."""
+        self.unread_scopes = scopes
+
+    def unread_that_could_hold(self, scopes: tuple[str, ...] | None = None) -> list[OutputUnread]:
+        """The unread lines of the parsed outputs that could hold a missing value of ``scopes`` (default: the
+        item's focus; all without one)."""
+        wanted = scopes if scopes is not None else self.unread_scopes
+        return [u for u in self.unread if wanted is None or not u.unread.scope or u.unread.scope in wanted]
+
+    def _unread_hint(self, scopes: tuple[str, ...] | None = None) -> str:
+        found = self.unread_that_could_hold(scopes)
+        if not found:
+            return ""
+        more = f" and {len(found) - UNREAD_NAMED} more" if len(found) > UNREAD_NAMED else ""
+        return "; unread lines that could hold it: " + "; ".join(u.describe() for u in found[:UNREAD_NAMED]) + more
+
+    def require(self, value: T | None, what: str, *, scopes: tuple[str, ...] | None = None) -> T:
+        """A value the check cannot do without; missing is an error, never a pass (naming the unread lines
+        that could hold it)."""
         if value is None:
-            raise MeasurementMissing(f"{self.target_id}: {what} could not be measured")
+            raise MeasurementMissing(f"{self.target_id}: {what} could not be measured" + self._unread_hint(scopes))
         return value
 
     def judge(self, name: str, measured: Any, *, where: str | None = None, detail: str = "",
@@ -89,7 +150,7 @@ class CheckContext(EvidenceRunner):
         measured on, where not the item's own (one rail of a node pair)."""
         place = where or self.target_id
         if measured is None:
-            raise MeasurementMissing(f"{self.check.id} at {place}: {name} could not be measured")
+            raise MeasurementMissing(f"{self.check.id} at {place}: {name} could not be measured" + self._unread_hint())
         try:
             expectation = self.profile.get(self.check.id, name, shape or self.shape)
         except NoDocumentedThreshold as exc:

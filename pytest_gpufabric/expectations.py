@@ -48,7 +48,7 @@ _SHAPED_KEYS = {"op", "unit", "by_shape", "note"}
 _SHAPED_VALUE_KEYS = {"shape", "value", "source", "note"}
 _PROFILE_KEYS = {"profile", "title", "documents", "not_applicable", "test_times", "expectations"}
 _TEST_TIME_KEYS = {"seconds", "source"}
-_FRAGMENT_KEYS = {"expectations", "not_applicable"}
+_FRAGMENT_KEYS = {"expectations", "not_applicable", "platform", "documents"}
 _CHECK_ID = re.compile(r"^[A-Z]+-\d{3}$")
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
@@ -146,6 +146,19 @@ class Profile:
     not_applicable: Mapping[str, str]
     expectations: Mapping[str, Mapping[str, Expectation]]
     test_times: Mapping[str, TestTime] = field(default_factory=dict)
+    # Values of one platform tag (a switch OS: ``juniper``) where its model differs (queues, not traffic classes):
+    # ``for_platform`` puts them over the common ones.
+    sections: Mapping[str, Mapping[str, Mapping[str, Expectation]]] = field(default_factory=dict)
+
+    def for_platform(self, tag: str) -> Profile:
+        """This profile as items of ``tag`` see it: the tag's section over the common values."""
+        section = self.sections.get(tag)
+        if not section:
+            return self
+        merged = {check: dict(values) for check, values in self.expectations.items()}
+        for check, values in section.items():
+            merged.setdefault(check, {}).update(values)
+        return replace(self, expectations=merged, sections={})
 
     def get(self, check: str, name: str, shape: MachineShape | None = None) -> Expectation:
         """The expectation of ``check``.``name`` for a machine of ``shape``; ``ThresholdMissing`` (or
@@ -168,22 +181,29 @@ class Profile:
         return found
 
     def with_overrides(self, overrides: Mapping[str, Mapping[str, Any]], origin: str) -> Profile:
-        """A copy where a site's values replace the profile's (same comparison and unit); values this
-        profile does not define are left to the site's other profiles (see ``apply_site_overrides``)."""
-        merged = {check: dict(values) for check, values in self.expectations.items()}
-        for check, values in overrides.items():
-            for name, value in values.items():
-                base = self.expectations.get(check, {}).get(name)
-                if base is None:
-                    continue
-                problem = _value_problem(base.op, value)
-                if problem:
-                    raise UsageError(f"{origin}: thresholds.{check}.{name}: {problem}")
-                documented = f"{base.describe()}, {base.source}" if not base.shapes else f"{base.describe()} [{base.source}]"
-                merged[check][name] = replace(
-                    base, value=value, shapes=(), source=f"site value: {origin} (site override of {documented})"
-                )
-        return replace(self, expectations=merged)
+        """A copy where a site's values replace the profile's (same comparison and unit), in the platform
+        sections too; values this profile does not define are left to the site's other profiles (see
+        ``apply_site_overrides``)."""
+        return replace(self, expectations=_overridden(self.expectations, overrides, origin),
+                       sections={tag: _overridden(section, overrides, origin) for tag, section in self.sections.items()})
+
+
+def _overridden(expectations: Mapping[str, Mapping[str, Expectation]], overrides: Mapping[str, Mapping[str, Any]],
+                origin: str) -> dict[str, dict[str, Expectation]]:
+    """The expectations with a site's values (marked as site values, naming what the profile documents)."""
+    merged = {check: dict(values) for check, values in expectations.items()}
+    for check, values in overrides.items():
+        for name, value in values.items():
+            base = expectations.get(check, {}).get(name)
+            if base is None:
+                continue
+            problem = _value_problem(base.op, value)
+            if problem:
+                raise UsageError(f"{origin}: thresholds.{check}.{name}: {problem}")
+            documented = f"{base.describe()}, {base.source}" if not base.shapes else f"{base.describe()} [{base.source}]"
+            merged[check][name] = replace(base, value=value, shapes=(),
+                                          source=f"site value: {origin} (site override of {documented})")
+    return merged
 
 
 def override_problems(
@@ -196,7 +216,8 @@ def override_problems(
     known = ", ".join(sorted(profiles))
     for check, values in overrides.items():
         for name, value in values.items():
-            defining = [p.expectations[check][name] for p in profiles.values() if name in p.expectations.get(check, {})]
+            defining = [values[check][name] for p in profiles.values() for values in (p.expectations, *p.sections.values())
+                        if name in values.get(check, {})]
             if not defining:
                 problems.append(f"{origin}: thresholds.{check}.{name}: defined by none of the profiles ({known})")
             found = dict.fromkeys(problem for base in defining if (problem := _value_problem(base.op, value)))
@@ -365,19 +386,27 @@ def load_profile(directory: Path, name: str) -> Profile:
     if raw.get("profile") != name:
         raise UsageError(f"{path}: 'profile' must be {name!r}, found {raw.get('profile')!r}")
     expectations: dict[str, dict[str, Expectation]] = {}
+    sections: dict[str, dict[str, dict[str, Expectation]]] = {}
+    documents = dict(raw.get("documents") or {})
     not_applicable = {str(k): str(v) for k, v in (raw.get("not_applicable") or {}).items()}
     _add_expectations(path, raw.get("expectations") or {}, expectations)
     for fragment in sorted((directory / f"{name}.d").glob("*.yaml")):
         part = _read_yaml(fragment) or {}
         if not isinstance(part, dict) or set(part) - _FRAGMENT_KEYS:
             raise UsageError(f"{fragment}: a profile fragment holds only {sorted(_FRAGMENT_KEYS)}")
-        _add_expectations(fragment, part.get("expectations") or {}, expectations)
+        platform = part.get("platform")
+        if platform is not None and not (isinstance(platform, str) and _NAME.match(platform)):
+            raise UsageError(f"{fragment}: platform: expected a platform tag such as juniper, got {platform!r}")
+        into = sections.setdefault(platform, {}) if platform else expectations
+        _add_expectations(fragment, part.get("expectations") or {}, into)
+        documents.update({str(k): str(v) for k, v in (part.get("documents") or {}).items()})
         not_applicable.update({str(k): str(v) for k, v in (part.get("not_applicable") or {}).items()})
     return Profile(
         name=name,
         title=str(raw.get("title") or name),
-        documents=dict(raw.get("documents") or {}),
+        documents=documents,
         not_applicable=not_applicable,
         expectations=expectations,
         test_times=_test_times(path, raw.get("test_times") or {}),
+        sections=sections,
     )

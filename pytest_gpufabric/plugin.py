@@ -222,6 +222,8 @@ def gpufabric(request: pytest.FixtureRequest) -> CheckContext:
         return session.run(node, command, timeout_s, cached, item.nodeid)
 
     profile = session.profile_for(getattr(target, "nodes", ()))
+    for switch in _switch_of(target):  # a switch OS whose model differs has its own section (Junos: queues)
+        profile = profile.for_platform(switch.os)
     context = CheckContext(session.catalog.get(check_id), getattr(target, "id", item.name), profile, run,
                            parsed=session.parsed, shape=shape_of(target))
     if hasattr(target, "rail_pairs"):

@@ -47,6 +47,9 @@ def item_record(report: pytest.TestReport, outcome: str, data: dict[str, Any]) -
     }
     if data.get("pairs"):
         record["pairs"] = data["pairs"]  # node-pair items: one verdict per NIC pair (see measuring.verdicts)
+    for key in ("unread", "notes"):  # lines of the outputs not understood; notes on the outputs (control characters)
+        if data.get(key):
+            record[key] = data[key]
     return record
 
 

@@ -17,6 +17,8 @@ from pytest_gpufabric.parsers import (
     ibstatus,
     ibverbs,
     ip,
+    junos_config,
+    junos_show,
     kallsyms,
     kernel_cmdline,
     kmod,
@@ -49,7 +51,7 @@ from pytest_gpufabric.parsers import (
 
 MODULES = (
     amd_smi, bnxt_re_conf, cuda_samples, dmesg, eos_config, eos_show, esxcli, ethtool, gdrcopy, ibdev2netdev, ibstat, ibstatus, ibverbs,
-    ip, kallsyms, kernel_cmdline, kmod, lldp, lspci, meminfo, nccl_debug, nccl_tests, niccli, nvidia_smi, osu, packages, pci_link,
+    ip, junos_config, junos_show, kallsyms, kernel_cmdline, kmod, lldp, lspci, meminfo, nccl_debug, nccl_tests, niccli, nvidia_smi, osu, packages, pci_link,
     pci_path, pcie_bandwidth, perftest, ping, proc_comm, rdma, rocm_smi, show_gids, sonic_config_db, sonic_show, sysctl,
     sysfs_infiniband, ufw_conf, virt, vmware,
 )

@@ -70,7 +70,14 @@ def replay(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return replayed
 
 
+PER_PORT_SINCE_RECORDED = ("test_dscp_classification", "test_pfc_watchdog")  # SW-003, SW-005: per switch port now
+
+
 def _node_pair_id(item: str) -> str:
+    """The item's id in today's suite: the pair checks became node-pair items, SW-003 and SW-005 per-port items
+    after the recordings (the machines have no NIC and no switch, so every one of them skips)."""
+    if item.split("::")[-1].split("[")[0] in PER_PORT_SINCE_RECORDED:
+        return item.replace("[no-switch]", "[no-switch_port]")
     return item.replace("[no-nic_pair]", "[no-node_pair]")
 
 

@@ -94,7 +94,7 @@ def test_the_live_run_passes_the_same_checks_as_the_replay(live_run: dict[str, t
 def test_the_live_run_recorded_the_switches_and_replays_alike(live_run: dict[str, tuple[str, Any]], live_work: Path,
                                                                tmp_path: Path) -> None:
     recorded = sorted(path.stem for path in (live_work / "recording" / "nodes").glob("*.yaml"))
-    assert recorded == ["leaf1", "leaf2", "leaf3"]  # only switches were asked
+    assert recorded == ["leaf1", "leaf2", "leaf3", "leaf4"]  # only switches were asked
     assert outcomes(tmp_path, f"--cluster={live_work / 'site.yaml'}", f"--replay={live_work / 'recording'}") == live_run
 
 
@@ -123,3 +123,18 @@ def test_the_switch_account_refuses_a_configuration_command(switches: SwitchLab)
         raw.close()
     assert refused.exit_code == 1 and "refused" in refused.stderr
     assert served.exit_code == 0 and "priority-flow-control" in served.stdout
+
+
+def test_the_junos_leaf_is_served_and_guarded(switches: SwitchLab) -> None:
+    leaf = switches.switches["leaf4"]
+    endpoint = SshEndpoint(address=str(leaf.address), user="root", port=22, key=str(switches.client_key),
+                           known_hosts=str(switches.known_hosts), connect_timeout_s=5, sudo=False, remote_shell=False)
+    raw = SshTransport({"leaf4": endpoint})
+    try:
+        guarded = ReadOnlySwitches(raw, {"leaf4": "juniper"})
+        with pytest.raises(ConfigurationRefused):
+            guarded.run("leaf4", "set class-of-service forwarding-classes class NO-LOSS queue-num 4", 10)
+        served = guarded.run("leaf4", "show configuration", 10)
+    finally:
+        raw.close()
+    assert served.exit_code == 0 and "congestion-notification-profile" in served.stdout

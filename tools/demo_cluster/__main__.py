@@ -12,11 +12,11 @@ from pytest_gpufabric.recording import RecordingStore, Scrubber, create_recordin
 from pytest_gpufabric.transport.base import CommandResult
 from tools.demo_cluster.outputs import all_builders
 from tools.demo_cluster.switches import SWITCHES, cabling, host_ports
-from tools.demo_cluster.switches import eos, sonic
+from tools.demo_cluster.switches import eos, junos, sonic
 from tools.demo_cluster.topology import NODES, DemoNode, DemoSlot
 
 DESCRIPTION = (
-    "SYNTHESIZED demo: a 4-node AMD Instinct MI300X + Broadcom Thor2 cluster, 2 VMware guests on HGX H100 and 3 leaf switches (EOS, SONiC) whose outputs are built from the "
+    "SYNTHESIZED demo: a 4-node AMD Instinct MI300X + Broadcom Thor2 cluster, 2 VMware guests on HGX H100 and 4 leaf switches (EOS, SONiC, Junos) whose outputs are built from the "
     "sample outputs of the vendor documents, with injected faults. Not a capture of real hardware. "
     "Regenerate with: python -m tools.demo_cluster"
 )
@@ -92,7 +92,7 @@ def write_demo(target: Path) -> int:
         for command, (stdout, exit_code) in build(node).items()
     ]
     store.add_many(results)
-    builders = {"arista": eos.build, "sonic": sonic.build}
+    builders = {"arista": eos.build, "sonic": sonic.build, "juniper": junos.build}
     for switch in SWITCHES:
         for item, outputs in builders[switch.os](switch, host_ports(switch, NODES)).items():
             episodes = [CommandResult(switch.name, command, stdout, "", code, 0.01) for command, (stdout, code) in outputs.items()]
