@@ -42,6 +42,8 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--lock-dir", metavar="DIR", help="directory of the NIC/GPU/port locks (default: a fresh one chosen by the controller)")
     group.addoption("--lock-timeout", metavar="SECONDS", type=float, default=3600.0, help="longest wait for a busy NIC/GPU (default: 3600)")
     group.addoption("--mpi-launcher", choices=("mpirun", "srun"), default="mpirun", help="launcher of multi-node runs (default: mpirun)")
+    group.addoption("--cabling-plan", metavar="CSV",
+                    help="CAB-001's plan: node,nic,switch,port per line (default: each NIC's switch and switch_port in the inventory)")
     group.addoption("--preflight", action="store_true",
                     help="before the tests, probe every node for what the selected checks need (as gpufabric preflight)")
 

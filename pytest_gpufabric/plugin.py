@@ -11,6 +11,7 @@ import pytest
 
 from pytest_gpufabric.applicability import Applicability
 from pytest_gpufabric.catalog import SCOPES, CheckSpec, item_scopes
+from pytest_gpufabric.checks.cabling_plan import PLAN_KEY, inventory_plan, load_cabling_plan
 from pytest_gpufabric.collection_gc import CollectionGc, process_ends_with_session
 from pytest_gpufabric.context import CheckContext
 from pytest_gpufabric.errors import GpufabricError, TransportError, UsageError
@@ -72,6 +73,9 @@ def pytest_configure(config: pytest.Config) -> None:
         fanout = config.getoption("fanout")
         if fanout is not None and fanout < 1:
             raise UsageError(f"--fanout must be at least 1, got {fanout}")
+        plan_file = config.getoption("cabling_plan")
+        config.stash[PLAN_KEY] = (load_cabling_plan(Path(plan_file), setup.inventory) if plan_file
+                                  else inventory_plan(setup.inventory, str(options.cluster)))
     except GpufabricError as exc:
         raise pytest.UsageError(str(exc)) from None
     inventory, loaded = setup.inventory, setup.profiles

@@ -26,6 +26,7 @@ class LldpNeighbor:
     description: Optional[str]
     management_ipv4: Optional[str]
     port: Optional[str]
+    port_description: Optional[str] = None  # SONiC sends its port alias as the ID and its name here
 
 
 def _first_ipv4(values: list[str]) -> Optional[str]:
@@ -58,6 +59,7 @@ def parse_lldpctl_keyvalue(text: str) -> dict[str, LldpNeighbor]:
             description=next(iter(values.get("chassis.descr", [])), None),
             management_ipv4=_first_ipv4(values.get("chassis.mgmt-ip", [])),
             port=next((values[f"port.{key}"][0] for key in PORT_KEYS if f"port.{key}" in values), None),
+            port_description=next(iter(values.get("port.descr", [])), None),
         )
         for iface, values in fields.items()
     }

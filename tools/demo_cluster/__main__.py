@@ -13,6 +13,7 @@ from pytest_gpufabric.transport.base import CommandResult
 from tools.demo_cluster.outputs import all_builders
 from tools.demo_cluster.switches import SWITCHES, cabling, host_ports
 from tools.demo_cluster.switches import eos, junos, sonic
+from tools.demo_cluster.switches.neighbors import neighbor_outputs
 from tools.demo_cluster.topology import NODES, DemoNode, DemoSlot
 
 DESCRIPTION = (
@@ -98,6 +99,11 @@ def write_demo(target: Path) -> int:
             episodes = [CommandResult(switch.name, command, stdout, "", code, 0.01) for command, (stdout, code) in outputs.items()]
             store.add_many(episodes, item)
             results += episodes
+    for switch in SWITCHES:  # where each cable ends (CAB-001), read by every NIC's item
+        episodes = [CommandResult(switch.name, command, stdout, "", code, 0.01)
+                    for command, (stdout, code) in neighbor_outputs(switch).items()]
+        store.add_many(episodes)
+        results += episodes
     return len(results)
 
 
