@@ -106,11 +106,15 @@ def test_every_command_the_switches_received_is_a_read_only_form(switches: Switc
         assert [e for e in entries if not (e["served"] and is_read_only(os_of[name], str(e["command"])))] == []
 
 
+def switch_endpoint(lab: SwitchLab, name: str) -> SshEndpoint:
+    """How the tests reach one served switch's CLI (host key checked against the lab's)."""
+    return SshEndpoint(address=str(lab.switches[name].address), user="root", port=22, key=str(lab.client_key),
+                       known_hosts=str(lab.known_hosts), connect_timeout_s=5, sudo=False, remote_shell=False)
+
+
 def test_the_switch_account_refuses_a_configuration_command(switches: SwitchLab) -> None:
     leaf = switches.switches["leaf1"]
-    endpoint = SshEndpoint(address=str(leaf.address), user="root", port=22, key=str(switches.client_key),
-                           known_hosts=str(switches.known_hosts), connect_timeout_s=5, sudo=False, remote_shell=False)
-    raw = SshTransport({"leaf1": endpoint})
+    raw = SshTransport({"leaf1": switch_endpoint(switches, "leaf1")})
     try:
         refused = raw.run("leaf1", "configure terminal", 10)
         guarded = ReadOnlySwitches(raw, {"leaf1": "arista"})
@@ -126,10 +130,7 @@ def test_the_switch_account_refuses_a_configuration_command(switches: SwitchLab)
 
 
 def test_the_junos_leaf_is_served_and_guarded(switches: SwitchLab) -> None:
-    leaf = switches.switches["leaf4"]
-    endpoint = SshEndpoint(address=str(leaf.address), user="root", port=22, key=str(switches.client_key),
-                           known_hosts=str(switches.known_hosts), connect_timeout_s=5, sudo=False, remote_shell=False)
-    raw = SshTransport({"leaf4": endpoint})
+    raw = SshTransport({"leaf4": switch_endpoint(switches, "leaf4")})
     try:
         guarded = ReadOnlySwitches(raw, {"leaf4": "juniper"})
         with pytest.raises(ConfigurationRefused):
@@ -147,10 +148,7 @@ def test_the_switches_serve_their_lldp_and_mac_tables(switches: SwitchLab) -> No
     from pytest_gpufabric.switches.neighbors import neighbor_reads
 
     os_of = {s["name"]: s["os"] for s in yaml.safe_load((DEMO / "site.yaml").read_text(encoding="utf-8"))["switches"]}
-    endpoints = {name: SshEndpoint(address=str(leaf.address), user="root", port=22, key=str(switches.client_key),
-                                   known_hosts=str(switches.known_hosts), connect_timeout_s=5, sudo=False, remote_shell=False)
-                 for name, leaf in switches.switches.items()}
-    raw = SshTransport(endpoints)
+    raw = SshTransport({name: switch_endpoint(switches, name) for name in switches.switches})
     guarded = ReadOnlySwitches(raw, os_of)
     lldp, macs = {}, {}
     try:
