@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from pytest_gpufabric.discovery.node_reader import NodeReader
+from pytest_gpufabric.errors import RecordingError
 from pytest_gpufabric.parsers.nvidia_smi import parse_nvidia_smi_fabric, parse_nvidia_smi_topo
 from pytest_gpufabric.parsers.rocm_smi import parse_rocm_smi_showtopotype
 from pytest_gpufabric.parsers.topology import TopologyMatrix
@@ -35,9 +36,18 @@ def amd_link(matrix: TopologyMatrix) -> str | None:
 
 
 def read_gpu_link(reader: NodeReader, vendor: str, gpus: int) -> str | None:
-    """The node's GPU link, or None (one GPU, no GPU, or a tool that did not answer: noted by the reader)."""
+    """The node's GPU link, or None (one GPU, no GPU, or a tool that did not answer: noted by the reader; a
+    recording made before discovery read the GPU link has none of its commands: noted too)."""
     if gpus < 2:
         return None
+    try:
+        return _read(reader, vendor)
+    except RecordingError as exc:
+        reader.notes.append(f"GPU link not read: {exc.reason}")
+        return None
+
+
+def _read(reader: NodeReader, vendor: str) -> str | None:
     if vendor == "amd":
         matrix = reader.answer(AMD_TOPOLOGY, parse_rocm_smi_showtopotype)
         return None if matrix is None else amd_link(matrix)
