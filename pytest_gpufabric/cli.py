@@ -40,7 +40,8 @@ def _cmd_checks(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=2))
     else:
         for row in rows:
-            print(f"{row['id']:<9} {row['scope']:<13} {row['title']}\n{'':<23} source: {row['source']}")
+            applies = f"applies to: {', '.join(row['applies'])}; " if row["applies"] else ""
+            print(f"{row['id']:<9} {row['scope']:<13} {row['title']}\n{'':<23} {applies}source: {row['source']}")
         print(f"{len(rows)} of {sum(1 for _ in catalog)} catalog checks implemented")
     return EXIT_OK
 

@@ -184,6 +184,12 @@ CORPUS: tuple[Output, ...] = (
         {("Ethernet4", "watchdog", "3", "storms_detected"): 1, ("Ethernet4", "watchdog", "3", "tx_drop"): 31,
          ("Ethernet-BP260", "watchdog", "15", "rx_drop"): 71, ("Ethernet0", "watchdog", "0", "status"): "N/A"},
     )),
+    Output("sonic", "Dell Z9332 (TH3) capture, 2021 (sonic-buildimage issue 9430)", "sonic-pfcwd-stats", "buildimage-issue9430-z9332.txt", merged(
+        {("Ethernet4", "watchdog", "3", "status"): "operational", ("Ethernet4", "watchdog", "3", "storms_detected"): 2,
+         ("Ethernet4", "watchdog", "3", "storms_restored"): 2, ("Ethernet4", "watchdog", "3", "tx_drop"): 56035,
+         ("Ethernet4", "watchdog", "3", "rx_ok"): 14053, ("Ethernet4", "watchdog", "3", "rx_drop"): 371184,
+         ("Ethernet6", "watchdog", "3", "tx_drop"): 46416, ("Ethernet6", "watchdog", "3", "rx_drop"): 361565},
+    )),
     Output("sonic", "master 2026 (sonic-utilities)", "sonic-queue-counters", "sonic-utilities-queuestat.txt", merged(
         {("Ethernet0", "queue_drops", "UC3"): 19, ("Ethernet4", "queue_drops", "UC3"): 48, ("Ethernet4", "queue_drops", "MC11"): 84},
     )),
@@ -195,6 +201,9 @@ CORPUS: tuple[Output, ...] = (
     )),
     Output("sonic", "2025 release (sonic-utilities d623c250)", "sonic-pfcwd-config", "sonic-utilities-four-columns.txt", merged(
         table("Ethernet8", action="drop", timeout_ms=600.0, recovery_ms=600.0),
+    )),
+    Output("sonic", "Dell Z9332 capture, 2021 (sonic-buildimage issue 9193)", "sonic-pfcwd-config", "buildimage-issue9193-z9332.txt", merged(
+        table("Ethernet0", action="drop", timeout_ms=200.0, recovery_ms=200.0, polling_ms=100.0), table("Ethernet2", action="drop"),
     )),
     Output("sonic", "master 2026, two ASICs (sonic-utilities)", "sonic-pfcwd-config", "sonic-utilities-multi-asic.txt", merged(
         table("Ethernet-BP256", action="drop", timeout_ms=200.0, polling_ms=199.0),

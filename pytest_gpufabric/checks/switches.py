@@ -106,6 +106,19 @@ def read_counters(run: RunFunc, switch: Switch, parse_output: Callable[[Callable
     return merge_counters(parts)
 
 
+def counter_evidence(gpufabric: CheckContext, switch: Switch, outputs: Iterable[CommandResult]) -> None:
+    """The switch's counter outputs (before and after the traffic tests) as the item's evidence, with the lines
+    their parsers did not understand."""
+    parsers = dict(reads_for(switch.name, switch.os).counters)
+    for result in outputs:
+        gpufabric.commands.append(result)
+        if result.command in parsers and result.exit_code == 0:
+            try:
+                gpufabric.parse(parsers[result.command], result)
+            except MeasurementMissing:
+                pass  # the snapshot already says why this switch's counters are missing
+
+
 def ecn_marking(queue_min: float | None, queue_max: float | None, probability: int | None) -> str:
     """``probabilistic`` (DCQCN-P: marking ramps up between a minimum and a higher maximum threshold, S0 2.5),
     ``deterministic`` (DCQCN-D: one threshold, every packet above it marked, S3 "ECN Configuration"), else

@@ -126,12 +126,13 @@ class _Cos:
     scheduler_maps: dict[str, dict[str, str]] = field(default_factory=dict)  # map -> fc -> scheduler
     schedulers: dict[str, Node] = field(default_factory=dict)
     drop_profiles: dict[str, Node] = field(default_factory=dict)
+    traffic_control_profiles: dict[str, str | None] = field(default_factory=dict)  # profile -> its scheduler map
     interfaces: list[Node] = field(default_factory=list)
 
 
 _COS_KNOWN = {"shared-buffer", "dedicated-buffer", "dedicated-buffer-profile", "rewrite-rules", "host-outbound-traffic",
-              "system-defaults", "traffic-control-profiles", "forwarding-class-sets", "multi-destination",
-              "forwarding-policy", "fabric", "copy-plp-all", "tri-color", "translation-table", "loss-priority-maps"}
+              "system-defaults", "forwarding-class-sets", "multi-destination", "forwarding-policy", "fabric",
+              "copy-plp-all", "tri-color", "translation-table", "loss-priority-maps"}
 
 
 def _cos(root: Node, reading: Reading) -> _Cos:
@@ -165,6 +166,8 @@ def _cos(root: Node, reading: Reading) -> _Cos:
                 cos.schedulers.update({s.words[0]: s for s in node.children})
             elif kind == "drop-profiles":
                 cos.drop_profiles.update({d.words[0]: d for d in node.children})
+            elif kind == "traffic-control-profiles":  # ETS: a forwarding class set's schedulers
+                cos.traffic_control_profiles.update({t.words[0]: t.value("scheduler-map") for t in node.children})
             elif kind == "interfaces":
                 cos.interfaces = node.children
             else:
@@ -302,9 +305,25 @@ def _drop_ramp(profile: Node) -> tuple[float, float, int]:
     return start, end, int(top)
 
 
-def _ecn(cos: _Cos, scheduler_map: str | None, reading: Reading, scope: str) -> tuple[EcnQueue, ...]:
+def _scheduler_maps(cos: _Cos, entry: Node | None) -> list[str | None]:
+    """The scheduler maps of a port: its own, and those of the traffic control profiles of its forwarding class sets
+    (ETS hierarchical scheduling)."""
+    if entry is None:
+        return []
+    found = [entry.value("scheduler-map")]
+    pending = list(entry.find("forwarding-class-set"))
+    while pending:  # forwarding-class-set <set> { output-traffic-control-profile <profile>; }, nested or flat
+        node = pending.pop()
+        pending.extend(node.children)
+        if node.words[0] == "output-traffic-control-profile" and len(node.words) == 2:
+            found.append(cos.traffic_control_profiles.get(node.words[1]))
+    return [name for name in found if name]
+
+
+def _ecn(cos: _Cos, scheduler_maps: list[str | None], reading: Reading, scope: str) -> tuple[EcnQueue, ...]:
     queues = []
-    for fc, name in (cos.scheduler_maps.get(scheduler_map, {}) if scheduler_map else {}).items():
+    entries = {fc: name for smap in scheduler_maps if smap for fc, name in cos.scheduler_maps.get(smap, {}).items()}
+    for fc, name in entries.items():
         scheduler = cos.schedulers.get(name)
         if fc not in cos.classes or scheduler is None:
             continue
@@ -419,7 +438,7 @@ def parse_configuration(text: str) -> Parsed[SwitchConfig]:
         priority_queues = {prio: queue for queue, prio in pfc.tc_priorities.items()}
         ports[name] = PortConfig(
             name=name, pfc_enabled=bool(pfc.no_drop) if pfc.no_drop is not None else None, no_drop_priorities=pfc.no_drop,
-            ecn_queues=_ecn(cos, entry.value("scheduler-map") if entry else None, reading, name),
+            ecn_queues=_ecn(cos, _scheduler_maps(cos, entry), reading, name),
             dscp_trusted=bool(dscp_to_tc), dscp_to_tc=dscp_to_tc, mtu=link.mtu, speed=link.speed, fec=link.fec,
             link_pause=link.pause, tc_priorities=pfc.tc_priorities, priority_queues=priority_queues,
             routed=None, watchdog=_port_watchdog(cos, profile_name, reading, name), sources=(name,),

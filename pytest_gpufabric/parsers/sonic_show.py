@@ -27,7 +27,7 @@ _OPER = {"up": True, "down": False, "N/A": False}  # N/A: a port channel without
 # Lines SONiC prints around its tables: namespace banners, the state of the counters, pfcwd's own notes.
 _KNOWN = re.compile(
     r"^(For namespace ?\S*:|Namespace \S+:?|Last cached time was .*|Time Since Counters Last Cleared.*"
-    r"|Changed polling interval to \d+ms( on \S+)?|BIG_RED_SWITCH status is \w+( on \S+)?|\S+: Cleared counters|Reminder: .*)$"
+    r"|Changed polling interval to \d+ms( on \S+)?|BIG_RED_SWITCH status is \w+( on \S+)?|\S+: Cleared counters|Reminder: .*|\S+@\S+:\S*[#$] ?(show|sudo show) .*)$"
 )
 _QUEUE_KEY = re.compile(r"^(\S+):(\d+)$")
 _PRIORITY_COLUMN = re.compile(r"^PFC([0-7])$")

@@ -187,7 +187,8 @@ class Table:
 
 def dash_tables(reading: Reading) -> list[Table]:
     """Every dash-underlined table among the lines not classified yet; header and dash lines become known, the
-    rows are left for the parser to read (``Header.cells`` under ``Reading.row``)."""
+    rows (up to a blank or an already classified line, such as a closing prompt) are left for the parser to read
+    (``Header.cells`` under ``Reading.row``)."""
     lines = list(reading.lines)
     tables = []
     index = 1
@@ -207,7 +208,7 @@ def dash_tables(reading: Reading) -> list[Table]:
         reading.known(dashes)
         index += 1
         rows = []
-        while index < len(lines) and lines[index].stripped:
+        while index < len(lines) and lines[index].stripped and reading.outcome(lines[index]) is None:
             if index + 1 < len(lines) and is_dash_line(lines[index + 1]):
                 break  # the next table's header
             if is_dash_line(lines[index]):

@@ -12,28 +12,43 @@ from pytest_gpufabric.parsers import eos_config, eos_show, junos_config, junos_s
 from pytest_gpufabric.switches.facts import PortCounters, PortStatus, SwitchConfig, Watchdog
 
 
+InterfaceFacts = dict[str, tuple[PortStatus, PortCounters]]
+
+
+def _statuses(parsed: Parsed[InterfaceFacts]) -> Parsed[dict[str, PortStatus]]:
+    return parsed.map(lambda ports: {name: status for name, (status, _) in ports.items()})
+
+
+def _counters(parsed: Parsed[InterfaceFacts]) -> Parsed[dict[str, PortCounters]]:
+    return parsed.map(lambda ports: {name: counters for name, (_, counters) in ports.items()})
+
+
+def _watchdog(parsed: Parsed[SwitchConfig]) -> Parsed[Watchdog | None]:
+    return parsed.map(lambda config: config.watchdog)
+
+
 def _eos_status(text: str) -> Parsed[dict[str, PortStatus]]:
-    return eos_show.parse_interfaces_json(text).map(lambda ports: {name: status for name, (status, _) in ports.items()})
+    return _statuses(eos_show.parse_interfaces_json(text))
 
 
 def _eos_discards(text: str) -> Parsed[dict[str, PortCounters]]:
-    return eos_show.parse_interfaces_json(text).map(lambda ports: {name: counters for name, (_, counters) in ports.items()})
+    return _counters(eos_show.parse_interfaces_json(text))
 
 
 def _sonic_watchdog(text: str) -> Parsed[Watchdog | None]:
-    return sonic_config_db.parse_config_db(text).map(lambda config: config.watchdog)
+    return _watchdog(sonic_config_db.parse_config_db(text))
 
 
 def _junos_status(text: str) -> Parsed[dict[str, PortStatus]]:
-    return junos_show.parse_interfaces(text).map(lambda ports: {name: status for name, (status, _) in ports.items()})
+    return _statuses(junos_show.parse_interfaces(text))
 
 
 def _junos_counters(text: str) -> Parsed[dict[str, PortCounters]]:
-    return junos_show.parse_interfaces(text).map(lambda ports: {name: counters for name, (_, counters) in ports.items()})
+    return _counters(junos_show.parse_interfaces(text))
 
 
 def _junos_watchdog(text: str) -> Parsed[Watchdog | None]:
-    return junos_config.parse_configuration(text).map(lambda config: config.watchdog)
+    return _watchdog(junos_config.parse_configuration(text))
 
 
 @dataclass(frozen=True)

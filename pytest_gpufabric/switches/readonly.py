@@ -33,11 +33,13 @@ _SONIC = (
     r"show lldp (table|neighbors)",  # CAB-001
     r"show mac",  # CAB-001
 )
+_JUNOS_DISPLAY = r"( \| display (json|xml|set))?"
 _JUNOS = (
-    r"show configuration( class-of-service| interfaces)?( \| display json)?",
-    rf"show interfaces( extensive)?( {_PORT})?( \| display json)?",
-    rf"show class-of-service interface( {_PORT})?( \| display json)?",
-    r"show version( \| display json)?",
+    rf"show configuration( class-of-service| interfaces( {_PORT})?)?{_JUNOS_DISPLAY}",
+    rf"show interfaces( extensive| queue| statistics)?( {_PORT})?( extensive)?{_JUNOS_DISPLAY}",
+    rf"show class-of-service (interface|congestion-notification|forwarding-class|classifier|scheduler-map)( {_PORT})?"
+    rf"{_JUNOS_DISPLAY}",
+    rf"show version{_JUNOS_DISPLAY}",
     r"show lldp neighbors",  # CAB-001
     r"show ethernet-switching table",  # CAB-001
 )

@@ -7,6 +7,7 @@ import pytest
 from pytest_gpufabric.checks.qos import ConfQos, cc_mode_path, conf_qos, read_cc_mode
 from pytest_gpufabric.checks.switches import (
     counter_deltas,
+    counter_evidence,
     ecn_text,
     nic_side,
     no_drop_text,
@@ -127,7 +128,7 @@ def test_host_port_link(switch_port: SwitchPortTarget, gpufabric: CheckContext) 
 def test_no_pause_storm_or_drops(switch_port: SwitchPortTarget, gpufabric: CheckContext, request: pytest.FixtureRequest) -> None:
     snapshots = request.config.pluginmanager.get_plugin(PLUGIN_NAME)
     before, after, outputs = snapshots.deltas(switch_port.switch.name, switch_port.port)
-    gpufabric.commands.extend(outputs)  # the evidence: the switch's counters before and after the traffic tests
+    counter_evidence(gpufabric, switch_port.switch, outputs)  # the counters before and after the traffic tests
     gpufabric.focus((switch_port.port,))
     gpufabric.expect_each(counter_deltas(before, after, switch_port.id))
 

@@ -70,14 +70,13 @@ def replay(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return replayed
 
 
-PER_PORT_SINCE_RECORDED = ("test_dscp_classification", "test_pfc_watchdog")  # SW-003, SW-005: per switch port now
+SWITCH_PORT_CHECKS = ("test_dscp_classification", "test_pfc_watchdog")  # SW-003, SW-005: per switch, then per port
 
 
 def _node_pair_id(item: str) -> str:
-    """The item's id in today's suite: the pair checks became node-pair items, SW-003 and SW-005 per-port items
-    after the recordings (the machines have no NIC and no switch, so every one of them skips)."""
-    if item.split("::")[-1].split("[")[0] in PER_PORT_SINCE_RECORDED:
-        return item.replace("[no-switch]", "[no-switch_port]")
+    """An item's id as the suite names it now: the pair checks became node-pair items, SW-003 and SW-005 port items."""
+    if item.endswith("[no-switch]") and any(f"::{name}[" in item for name in SWITCH_PORT_CHECKS):
+        item = item.replace("[no-switch]", "[no-switch_port]")
     return item.replace("[no-nic_pair]", "[no-node_pair]")
 
 
@@ -86,7 +85,8 @@ def test_same_outcomes_as_the_live_run(replay: Any, name: str, changed: set[str]
     # Checks added to the suite after a recording have items its live run did not have; every item it had
     # must replay, with the outcome it had.
     # The pair checks became node-pair items after the 2-GPU recording: their empty-inventory item changed its id
-    # from [no-nic_pair] to [no-node_pair] (the machine has no NIC, so both skip).
+    # from [no-nic_pair] to [no-node_pair] (the machine has no NIC, so both skip); SW-003 and SW-005 became port
+    # items: [no-switch] to [no-switch_port] (the machine has no switch, so both skip).
     replayed = replay(name)
     live = {_node_pair_id(item): row for item, row in json.loads((RECORDINGS / name / "live-outcomes.json").read_text()).items()
             if item not in changed}

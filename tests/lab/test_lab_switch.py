@@ -106,15 +106,17 @@ def test_every_command_the_switches_received_is_a_read_only_form(switches: Switc
         assert [e for e in entries if not (e["served"] and is_read_only(os_of[name], str(e["command"])))] == []
 
 
-def switch_endpoint(lab: SwitchLab, name: str) -> SshEndpoint:
-    """How the tests reach one served switch's CLI (host key checked against the lab's)."""
-    return SshEndpoint(address=str(lab.switches[name].address), user="root", port=22, key=str(lab.client_key),
-                       known_hosts=str(lab.known_hosts), connect_timeout_s=5, sudo=False, remote_shell=False)
+def raw_transport(switches: SwitchLab, name: str) -> SshTransport:
+    """SSH to one lab switch without the read-only guard (what reaches its account is the account's to refuse)."""
+    leaf = switches.switches[name]
+    return SshTransport({name: SshEndpoint(address=str(leaf.address), user="root", port=22, key=str(switches.client_key),
+                                           known_hosts=str(switches.known_hosts), connect_timeout_s=5, sudo=False,
+                                           remote_shell=False)})
 
 
 def test_the_switch_account_refuses_a_configuration_command(switches: SwitchLab) -> None:
     leaf = switches.switches["leaf1"]
-    raw = SshTransport({"leaf1": switch_endpoint(switches, "leaf1")})
+    raw = raw_transport(switches, "leaf1")
     try:
         refused = raw.run("leaf1", "configure terminal", 10)
         guarded = ReadOnlySwitches(raw, {"leaf1": "arista"})
@@ -130,7 +132,7 @@ def test_the_switch_account_refuses_a_configuration_command(switches: SwitchLab)
 
 
 def test_the_junos_leaf_is_served_and_guarded(switches: SwitchLab) -> None:
-    raw = SshTransport({"leaf4": switch_endpoint(switches, "leaf4")})
+    raw = raw_transport(switches, "leaf4")
     try:
         guarded = ReadOnlySwitches(raw, {"leaf4": "juniper"})
         with pytest.raises(ConfigurationRefused):
@@ -148,16 +150,16 @@ def test_the_switches_serve_their_lldp_and_mac_tables(switches: SwitchLab) -> No
     from pytest_gpufabric.switches.neighbors import neighbor_reads
 
     os_of = {s["name"]: s["os"] for s in yaml.safe_load((DEMO / "site.yaml").read_text(encoding="utf-8"))["switches"]}
-    raw = SshTransport({name: switch_endpoint(switches, name) for name in switches.switches})
-    guarded = ReadOnlySwitches(raw, os_of)
     lldp, macs = {}, {}
-    try:
-        for name, switch_os in os_of.items():
-            reads = neighbor_reads()[switch_os]
+    for name, switch_os in os_of.items():
+        raw = raw_transport(switches, name)
+        guarded = ReadOnlySwitches(raw, {name: switch_os})
+        reads = neighbor_reads()[switch_os]
+        try:
             lldp[name] = neighbor_index(reads.lldp[1](guarded.run(name, reads.lldp[0], 10).stdout))
             macs[name] = mac_index(reads.mac_table[1](guarded.run(name, reads.mac_table[0], 10).stdout))
-    finally:
-        raw.close()
+        finally:
+            raw.close()
     assert [(e.port, e.system_name) for e in lldp["leaf1"].by_mac["7c:c2:55:02:06:d5"]] == [("Ethernet17/1", "node02")]
     assert "7c:c2:55:02:06:d5" not in lldp["leaf3"].by_mac
     assert not any(e.system_name == "node04" for index in lldp.values() for entries in index.by_mac.values() for e in entries)

@@ -125,3 +125,58 @@ def test_variants_give_the_same_facts(parse, tool: str, name: str) -> None:  # t
         assert_same_facts(parse, text, variant)
 
     check()
+
+
+ETS = """interfaces {
+    xe-0/0/1 {
+        mtu 9216;
+    }
+}
+class-of-service {
+    forwarding-classes {
+        class no-loss queue-num 3 no-loss pfc-priority 3;
+    }
+    drop-profiles {
+        dp1 {
+            interpolate {
+                fill-level [ 30 80 ];
+                drop-probability [ 0 100 ];
+            }
+        }
+    }
+    traffic-control-profiles {
+        tcp1 {
+            scheduler-map sm1;
+        }
+    }
+    interfaces {
+        xe-0/0/1 {
+            forwarding-class-set {
+                fcset {
+                    output-traffic-control-profile tcp1;
+                }
+            }
+        }
+    }
+    scheduler-maps {
+        sm1 {
+            forwarding-class no-loss scheduler s1;
+        }
+    }
+    schedulers {
+        s1 {
+            explicit-congestion-notification;
+            drop-profile-map loss-priority any protocol any drop-profile dp1;
+        }
+    }
+}
+"""
+
+
+def test_junos_ecn_through_ets_traffic_control_profiles() -> None:
+    """QFX hierarchical scheduling (ETS): the port's schedulers come from its forwarding class set's traffic control
+    profile, not a scheduler-map of its own (Junos CoS user guide, "Example: Configuring Enhanced Transmission
+    Selection"): ECN on the no-loss queue is read there, never reported off."""
+    port = parse_configuration(ETS).facts.ports["xe-0/0/1"]
+    ecn = port.ecn_on(3)
+    assert ecn is not None and (ecn.min_threshold, ecn.max_threshold, ecn.max_mark_probability, ecn.unit) == (30, 80, 100, "percent")
