@@ -1,9 +1,11 @@
-"""The ``gpufabric`` command: list checks, validate an inventory, show what a parser extracts."""
+"""The ``gpufabric`` command: run the acceptance suite, list checks, validate an inventory, check the nodes'
+prerequisites, discover a site, show what a parser extracts, build the report."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,6 +16,7 @@ from pytest_gpufabric.discovery.cli import add_discover_parser
 from pytest_gpufabric.errors import GpufabricError
 from pytest_gpufabric.options import default_thresholds_dir
 from pytest_gpufabric.parsers.registry import PARSERS, to_plain
+from pytest_gpufabric.preflight.cli import add_preflight_parser
 from pytest_gpufabric.suite_index import default_suite_dir, implemented_checks
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -99,9 +102,32 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+RUN_HELP = ("run the acceptance suite installed with the plugin: gpufabric run --cluster site.yaml [any pytest "
+            "option, e.g. -n 16 --record DIR]")
+
+
+def run_suite(pytest_args: Sequence[str]) -> int:
+    """``pytest`` on the installed acceptance suite, with the same test ids as ``pytest suites/acceptance`` in a
+    checkout (the rootdir is the suite's parent of ``suites/``), and pytest's cache (``--lf``) in this folder.
+    pytest replaces this process (the environment's own ``pytest`` script): the plugin is then imported by
+    pytest itself, as in any pytest run."""
+    suite = default_suite_dir()
+    options = [str(suite), f"--rootdir={suite.parents[1]}", "-o", f"cache_dir={Path.cwd() / '.pytest_cache'}", *pytest_args]
+    script = Path(sys.executable).parent / "pytest"
+    if script.is_file():
+        sys.stdout.flush()
+        os.execv(script, [str(script), *options])
+    import pytest  # no pytest script beside this interpreter: run it here
+
+    return int(pytest.main(options))
+
+
 def build_parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="gpufabric", description="GPU fabric acceptance tests (pytest-gpufabric)")
     sub = root.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help=RUN_HELP, add_help=False)
+    run.add_argument("pytest_args", nargs=argparse.REMAINDER, help="passed to pytest (pytest --help lists them)")
+    run.set_defaults(func=lambda args: run_suite(args.pytest_args))
     checks = sub.add_parser("checks", help="list the implemented checks with their sources")
     checks.add_argument("--json", action="store_true", help="machine-readable output")
     checks.add_argument("--suite", default=str(default_suite_dir()), help="acceptance suite directory")
@@ -117,6 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
     parse.add_argument("file", nargs="?", help="raw output file, or - for standard input")
     parse.add_argument("--list", action="store_true", help="name the parsers")
     parse.set_defaults(func=_cmd_parse)
+    add_preflight_parser(sub)
     add_discover_parser(sub)
     add_baseline_parser(sub)
     report = sub.add_parser("report", help="build the acceptance report (HTML, XLSX, CSV, PDF) of a run's results")
@@ -137,6 +164,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     import pytest_gpufabric.parsers.all  # noqa: F401  (registers every parser)
 
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["run"]:  # every other word is pytest's (argparse would take its options for ours)
+        return run_suite(argv[1:])
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))

@@ -2,21 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, overload
 
 import pytest
 
 from pytest_gpufabric.catalog import CheckSpec
-from pytest_gpufabric.errors import MeasurementMissing, ParseError
+from pytest_gpufabric.errors import GpufabricError, MeasurementMissing, ParseError
 from pytest_gpufabric.evidence_runner import EvidenceRunner, RunFunc
-from pytest_gpufabric.expectations import Profile
+from pytest_gpufabric.expectations import NoDocumentedThreshold, Profile
 from pytest_gpufabric.measuring.mesh import NodeMesh
 from pytest_gpufabric.measuring.rails import Measure, NodePairMeasure, RailMeasurement, measure_rails, measure_together
 from pytest_gpufabric.measuring.verdicts import pair_record, rails_message
 from pytest_gpufabric.parsers.reading import Parsed, Unread
 from pytest_gpufabric.parsers.textutil import control_character_notes
+from pytest_gpufabric.shapes import MachineShape, shape_of
 from pytest_gpufabric.targets import NicPairTarget
 from pytest_gpufabric.transport.base import CommandResult
 from pytest_gpufabric.verdict import Judged, Measurement, failure_message, judge
@@ -69,6 +71,10 @@ class CheckContext(EvidenceRunner):
     ``run`` reaches a node through the session's transport (live, recorded or replayed) and keeps the
     output as evidence; ``expect`` judges one value against the profile and fails the item with measured
     value, expected value, source and hint when it does not hold.
+
+    A verdict comes from what was read: a fact judged failing stays failing whatever could not be measured
+    after it (``part``, ``expect_each`` and ``settle``), and a part that could not be measured makes the item an
+    error only when nothing read fails.
     """
 
     check: CheckSpec
@@ -87,6 +93,8 @@ class CheckContext(EvidenceRunner):
     notes: list[str] = field(default_factory=list)  # about the outputs themselves (control characters replaced)
     unread_scopes: tuple[str, ...] | None = None  # what the item judges (a port): its unread lines, see focus
     mesher: Callable[[], dict[str, NodeMesh]] | None = None  # the mesh engine: the outputs of the item's nodes
+    unmeasured: list[GpufabricError] = field(default_factory=list)  # parts that could not be measured, in order
+    shape: MachineShape | None = None  # the machine the item judges, for values documented per machine shape
 
     @overload
     def parse(self, parse: Callable[[str], Parsed[T]], result: CommandResult, *, cached: bool = False) -> T: ...
@@ -147,12 +155,18 @@ class CheckContext(EvidenceRunner):
             raise MeasurementMissing(f"{self.target_id}: {what} could not be measured" + self._unread_hint(scopes))
         return value
 
-    def judge(self, name: str, measured: Any, *, where: str | None = None, detail: str = "") -> Measurement:
-        """Judge one value without failing the item yet (see ``expect_each``)."""
+    def judge(self, name: str, measured: Any, *, where: str | None = None, detail: str = "",
+              shape: MachineShape | None = None) -> Measurement:
+        """Judge one value without failing the item yet (see ``expect_each``); ``shape``: the machine it was
+        measured on, where not the item's own (one rail of a node pair)."""
         place = where or self.target_id
         if measured is None:
             raise MeasurementMissing(f"{self.check.id} at {place}: {name} could not be measured" + self._unread_hint())
-        measurement = judge(self.profile.get(self.check.id, name), measured, place, detail)
+        try:
+            expectation = self.profile.get(self.check.id, name, shape or self.shape)
+        except NoDocumentedThreshold as exc:
+            raise exc.with_measured(measured, place) from None
+        measurement = judge(expectation, measured, place, detail)
         self.measurements.append(measurement)
         return measurement
 
@@ -163,12 +177,42 @@ class CheckContext(EvidenceRunner):
     def expect_each(
         self, values: Iterable[tuple[str, Any, str | None, str]], *, hint: str | None = None
     ) -> None:
-        """Judge every (name, measured, where, detail) and fail once, listing every value that does not hold."""
-        failed = [m for m in (self.judge(n, v, where=w, detail=d) for n, v, w, d in values) if not m.passed]
-        if failed:
-            self.failure_hint = hint or self.check.hint
-            message = failure_message(self.check.id, self.check.title, self.target_id, failed, self.failure_hint)
-            pytest.fail(message, pytrace=False)
+        """Judge every (name, measured, where, detail), each on its own (a value that is None or has no
+        threshold is a part not measured, the others are still judged), then ``settle``."""
+        for name, measured, where, detail in values:
+            with self.part():
+                self.judge(name, measured, where=where, detail=detail)
+        self.settle(hint=hint)
+
+    @contextmanager
+    def part(self) -> Iterator[None]:
+        """A part of the check measured on its own: when it cannot be measured (a missing tool, output or
+        threshold), the check goes on with the next part and the item's verdict is settled on what was read."""
+        try:
+            yield
+        except GpufabricError as exc:
+            self.unmeasured.append(exc)
+
+    def failed(self) -> list[Measurement]:
+        """Every value judged so far that does not hold."""
+        return [m for m in self.measurements if not m.passed]
+
+    def settle(self, *, hint: str | None = None) -> None:
+        """Fail the item when a value judged so far does not hold (naming what could not be measured as
+        well); else, when a part could not be measured, end it as an error; else it passes."""
+        if self.failed():
+            self.fail(hint)
+        if self.unmeasured:
+            raise self.unmeasured[0] if len(self.unmeasured) == 1 else MeasurementMissing(
+                "; ".join(str(exc) for exc in self.unmeasured))
+
+    def fail(self, hint: str | None = None, *, also: GpufabricError | None = None) -> None:
+        """Fail the item on the values judged failing, listing the parts not measured (and ``also``)."""
+        self.failure_hint = hint or self.check.hint
+        unmeasured = [*self.unmeasured, *([also] if also is not None else [])]
+        message = failure_message(self.check.id, self.check.title, self.target_id, self.failed(), self.failure_hint,
+                                  not_measured=[str(exc) for exc in unmeasured])
+        pytest.fail(message, pytrace=False)
 
     def mesh(self) -> dict[str, NodeMesh]:
         """The mesh outputs of the item's nodes (``measuring.mesh``); their commands become evidence."""
@@ -239,7 +283,8 @@ class CheckContext(EvidenceRunner):
             if error is None:
                 assert rail.value is not None
                 try:
-                    judged = [self.judge(n, v, where=w, detail=d) for n, v, w, d in values_of(rail.value)]
+                    shape = shape_of(rail.pair)
+                    judged = [self.judge(n, v, where=w, detail=d, shape=shape) for n, v, w, d in values_of(rail.value)]
                 except MeasurementMissing as exc:
                     error = f"{type(exc).__name__}: {exc}"
             failed[rail.pair.id] = [m for m in judged if not m.passed]

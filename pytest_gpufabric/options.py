@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_gpufabric.bundled import thresholds_dir
 from pytest_gpufabric.errors import UsageError
 
 RECORD_MODES = ("once", "new_episodes", "all", "none")
@@ -16,7 +17,7 @@ DEFAULT_RESULTS_DIR = "gpufabric-results"
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("gpufabric", "GPU fabric acceptance (pytest-gpufabric)")
     group.addoption("--cluster", metavar="SITE_YAML", help="cluster inventory (site.yaml) to test")
-    group.addoption("--thresholds-dir", metavar="DIR", help="directory of threshold profiles (default: thresholds/ of the checkout)")
+    group.addoption("--thresholds-dir", metavar="DIR", help="directory of threshold profiles (default: thresholds/ of the rootdir, else those installed with the plugin)")
     group.addoption("--record", metavar="DIR", help="record every command's output into DIR (see --record-mode)")
     group.addoption(
         "--record-mode", choices=RECORD_MODES, default="once",
@@ -48,6 +49,10 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--lock-dir", metavar="DIR", help="directory of the NIC/GPU/port locks (default: a fresh one chosen by the controller)")
     group.addoption("--lock-timeout", metavar="SECONDS", type=float, default=3600.0, help="longest wait for a busy NIC/GPU (default: 3600)")
     group.addoption("--mpi-launcher", choices=("mpirun", "srun"), default="mpirun", help="launcher of multi-node runs (default: mpirun)")
+    group.addoption("--cabling-plan", metavar="CSV",
+                    help="CAB-001's plan: node,nic,switch,port per line (default: each NIC's switch and switch_port in the inventory)")
+    group.addoption("--preflight", action="store_true",
+                    help="before the tests, probe every node for what the selected checks need (as gpufabric preflight)")
 
 
 @dataclass(frozen=True)
@@ -75,8 +80,10 @@ class FabricOptions:
 
 
 def default_thresholds_dir(rootdir: Path) -> Path:
+    """``thresholds/`` of ``rootdir`` (a checkout, or a site's own folder), else the profiles installed with the
+    package."""
     here = rootdir / "thresholds"
-    return here if here.is_dir() else Path(__file__).resolve().parents[1] / "thresholds"
+    return here if here.is_dir() else thresholds_dir()
 
 
 def read_options(config: pytest.Config) -> FabricOptions:

@@ -10,6 +10,7 @@ import pytest
 
 from pytest_gpufabric.applicability import Applicability, NotApplicable
 from pytest_gpufabric.catalog import SCOPES, CheckSpec, item_scopes
+from pytest_gpufabric.checks.cabling_plan import PLAN_KEY, inventory_plan, load_cabling_plan
 from pytest_gpufabric.collection_gc import CollectionGc, process_ends_with_session
 from pytest_gpufabric.context import CheckContext
 from pytest_gpufabric.errors import GpufabricError, TransportError, UsageError
@@ -26,6 +27,7 @@ from pytest_gpufabric.results import PROPERTY_KEY, ResultsReporter, ResultsWrite
 from pytest_gpufabric.scheduling.pair_option import parse_pair_policy, selected_node_pairs
 from pytest_gpufabric.scheduling.rerun import FailedPairs
 from pytest_gpufabric.session import FabricSession
+from pytest_gpufabric.shapes import shape_of
 from pytest_gpufabric.signoff.run_setup import retest_base, run_files
 from pytest_gpufabric.signoff.runs import new_run_id
 from pytest_gpufabric.startup import prepare_run
@@ -73,6 +75,9 @@ def pytest_configure(config: pytest.Config) -> None:
         fanout = config.getoption("fanout")
         if fanout is not None and fanout < 1:
             raise UsageError(f"--fanout must be at least 1, got {fanout}")
+        plan_file = config.getoption("cabling_plan")
+        config.stash[PLAN_KEY] = (load_cabling_plan(Path(plan_file), setup.inventory) if plan_file
+                                  else inventory_plan(setup.inventory, str(options.cluster)))
     except GpufabricError as exc:
         raise pytest.UsageError(str(exc)) from None
     inventory, loaded = setup.inventory, setup.profiles
@@ -98,6 +103,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
     register_switch_counters(config, config.stash[SESSION_KEY], lambda item: (tests.check_id(item), tests.target(item)))
     if not _is_worker(config):
+        if config.getoption("preflight"):
+            from pytest_gpufabric.preflight.run_plugin import PLUGIN_NAME, PreflightReport
+
+            config.pluginmanager.register(PreflightReport(setup, options, None), PLUGIN_NAME)
         info = run_info(inventory, loaded, run_id, options.mode_label, str(options.cluster))
         try:
             retest = retest_base(options.results_dir, config.getoption("retest_of"), rerun_file,
@@ -245,7 +254,8 @@ def gpufabric(request: pytest.FixtureRequest) -> CheckContext:
     profile = session.profile_for(getattr(target, "nodes", ()))
     for switch in _switch_of(target):  # a switch OS whose model differs has its own section (Junos: queues)
         profile = profile.for_platform(switch.os)
-    context = CheckContext(session.catalog.get(check_id), getattr(target, "id", item.name), profile, run, parsed=session.parsed)
+    context = CheckContext(session.catalog.get(check_id), getattr(target, "id", item.name), profile, run,
+                           parsed=session.parsed, shape=shape_of(target))
     if context.check.measured == "mesh" and session.mesh_engine is not None and hasattr(target, "rail_pairs"):
         mesh, pair = session.mesh_engine, (target.a.name, target.b.name)
         context.mesher = lambda: mesh.outputs(check_id, pair)
@@ -273,10 +283,18 @@ def _error_kind(exc: BaseException) -> tuple[str, str]:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     """A check that could not measure (GpufabricError) fails without a traceback: the message says it all,
-    and pytest does not spend time rendering source code for thousands of unreachable items."""
+    and pytest does not spend time rendering source code for thousands of unreachable items. The verdict
+    comes from what was read: a value already judged failing fails the item whatever could not be measured
+    after it, and a part left unmeasured never lets the item pass."""
+    context = item.stash.get(CONTEXT_KEY, None)
     try:
-        return (yield)
+        result = yield
+        if context is not None:
+            context.settle()
+        return result
     except GpufabricError as exc:
+        if context is not None and context.failed():
+            context.fail(context.failure_hint, also=exc if exc not in context.unmeasured else None)
         item.stash[ERROR_KEY] = _error_kind(exc)
         pytest.fail(str(exc), pytrace=False)
 

@@ -262,3 +262,56 @@ CORPUS: tuple[Output, ...] = (
         status("xe-0/1/0", oper_up=True, mtu=9114, speed_gbps=10.0, link_pause="on"),
     )),
 )
+
+
+def row(index: int, **facts: Any) -> dict[Path, Any]:
+    """Facts of one row of a parser whose facts are a list of entries (LLDP neighbors, MAC addresses)."""
+    return {(index, key): value for key, value in facts.items()}
+
+
+# CAB-001's reads: where each cable ends (the LLDP neighbor tables and MAC address tables of the three OSes).
+CORPUS += (
+    Output("arista", "ntc-templates capture", "eos-lldp-neighbors", "ntc-templates-no-dashes.txt", merged(
+        row(0, port="Ethernet1", system_name="localhost", port_id="Ethernet1"),
+        row(2, port="Ethernet3/1", system_name="tg104.sjc.aristanetworks.com", port_id="Ethernet3/2"),
+        row(3, port="Management1/1", system_name="dc1-rack11-tor1.sjc", port_id="1/1"))),
+    Output("arista", "ntc-templates capture (dash line)", "eos-lldp-neighbors", "ntc-templates-dashes.txt", merged(
+        row(0, port="Ethernet2", system_name="arista2", port_id="Ethernet2"),
+        row(5, port="Ethernet7", system_name="arista2", port_id="Ethernet7"))),
+    Output("arista", "cEOS 4.33.4M", "eos-lldp-neighbors", "evpn-multi-dc-dc1-leaf2b.txt", merged(
+        row(0, port="Ethernet1", system_name="dc1-spine1", port_id="Ethernet4"),
+        row(4, port="Ethernet5", system_name="dc1-client3", port_id="aac1.ab12.4859"),
+        row(5, port="Ethernet6", system_name="dc1-client4", port_id="aac1.abe9.df56"),
+        row(21, port="Management0", system_name="dc1-leaf2a", port_id="Management0"))),
+    Output("arista", "cEOS lab (AVD)", "eos-lldp-neighbors", "avd-ceos-lab-dc1-pe11.txt", merged(
+        row(2, port="Ethernet3", system_name="client1", port_id="aac1.ab5d.2bb4"),
+        row(3, port="Ethernet4", system_name="client2", port_id="aac1.ab75.8ac6"))),
+    Output("arista", "ntc-templates capture", "eos-mac-address-table", "ntc-templates.txt", merged(
+        row(0, mac="00:12:36:94:03:ec", port="Ethernet7", vlan="3", kind="static"),
+        row(1, mac="00:1c:73:13:a3:de", port="Ethernet32", vlan="55", kind="dynamic"),
+        row(2, mac="00:1c:82:24:36:d7", port="Port-Channel2", vlan="101"))),
+    Output("sonic", "Command Reference (sonic-utilities)", "sonic-lldp-table", "command-reference.txt", merged(
+        row(0, port="Ethernet112", system_name="T1-1", port_id="hundredGigE1/2", port_description="T0-2:hundredGigE1/29"),
+        row(2, port="eth0", system_name="swtor-b2lab2-1610", port_id="GigabitEthernet 0/2"))),
+    Output("sonic", "sonic-utilities lldpshow test", "sonic-lldp-table", "sonic-utilities-two-macs.txt", merged(
+        row(0, port="Ethernet0", system_name="dummy", port_id="00:00:00:00:00:01", port_description="First MAC"),
+        row(1, port="Ethernet0", port_id="00:00:00:00:00:02", port_description="Second MAC"))),
+    Output("sonic", "sonic-utilities fdbshow test", "sonic-mac", "sonic-utilities-show-mac.txt", merged(
+        row(0, mac="11:22:33:44:55:66", port="Ethernet0", vlan="2", kind="dynamic"),
+        row(3, mac="77:66:44:33:22:11", port="1000000000fff", vlan="4"))),
+    Output("sonic", "sonic-utilities fdbshow test (default VLAN)", "sonic-mac", "sonic-utilities-def-vlan.txt", merged(
+        row(1, mac="11:22:33:66:55:44", port="Ethernet4", vlan="3", kind="static"))),
+    Output("sonic", "sonic-utilities fdbshow test (multi-ASIC)", "sonic-mac", "sonic-utilities-multi-asic.txt", merged(
+        row(0, mac="11:22:33:44:55:66", port="Ethernet0", vlan="2"))),
+    Output("juniper", "vMX capture (ntc-templates)", "junos-lldp-neighbors", "ntc-templates.txt", merged(
+        row(0, port="ge-0/0/1", system_name="vmx2", port_id="ge-0/0/1", chassis_id="2c:6b:f5:a1:c2:c0"))),
+    Output("juniper", "EX/QFX capture, aggregate members (ntc-templates)", "junos-lldp-neighbors", "ntc-templates-ae7.txt", merged(
+        row(0, port="xe-0/1/1", system_name="core01.sjc01", port_id="Ethernet3/29/1"),
+        row(3, port="xe-2/1/5", port_id="Ethernet3/29/4"))),
+    Output("juniper", "ELS capture (ntc-templates)", "junos-ethernet-switching-table", "ntc-templates-rtr-id.txt", merged(
+        row(1, mac="2c:5a:0f:bc:a3:cd", port="xe-0/0/51:0", vlan="Vlan100"))),
+    Output("juniper", "ELS capture without NH/RTR (ntc-templates)", "junos-ethernet-switching-table", "ntc-templates-ae.txt", merged(
+        row(0, mac="2c:5a:0f:bc:a3:cd", port="ae112", vlan="Vlan100"))),
+    Output("juniper", "14.1X53-D47.6", "junos-ethernet-switching-table", "ntc-templates-14.1X53-D47.6.txt", merged(
+        row(2, mac="00:0c:29:84:d2:f8", port="xe-0/0/3", vlan="Vlan3117"))),
+)

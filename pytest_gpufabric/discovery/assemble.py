@@ -69,6 +69,7 @@ def node_platform(facts: NodeFacts, declared: Mapping[str, str]) -> Platform:
         "gpu_model": facts.platform.gpu_model,
         "nic_vendor": facts.platform.nic_vendor,
         "deployment": deployment_of(facts.platform.virtualization),
+        **({"gpu_link": facts.platform.gpu_link} if facts.platform.gpu_link else {}),
     }
     return Platform(**{**found, **declared})  # type: ignore[arg-type]
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from ipaddress import IPv4Address, IPv4Interface
 
 from pytest_gpufabric.commands import sh
+from pytest_gpufabric.discovery.gpu_link import read_gpu_link
 from pytest_gpufabric.discovery.node_reader import Gap, NodeReader
 from pytest_gpufabric.discovery.virtualization import Virtualization, detect_virtualization
 from pytest_gpufabric.parsers.ethtool import parse_ethtool, parse_ethtool_driver
@@ -83,6 +84,7 @@ class FoundPlatform:
     nic_vendor: str  # broadcom, other
     virtualization: str  # systemd-detect-virt's words (none, vmware, kvm, ..., vm-other); "unknown" when nothing told
     virtualization_steps: tuple[str, ...] = ()  # what each step of the virtualization reading said
+    gpu_link: str | None = None  # nvswitch, nvlink, xgmi, pcie; None: one GPU, or not read
 
 
 @dataclass(frozen=True)
@@ -215,6 +217,7 @@ def probe_node(transport: Transport, name: str, address: str, timeout_s: float =
         nic_vendor="broadcom" if drivers and drivers <= BROADCOM_DRIVERS else "other",
         virtualization=virtualization.word,
         virtualization_steps=virtualization.steps,
+        gpu_link=read_gpu_link(reader, vendor, len(gpus)),
     )
     return NodeFacts(name, address, platform, gpus, nics, tuple(reader.notes), lldp_answered=neighbors is not None,
                      gaps=tuple(reader.gaps), topology=topology)  # fmt: skip

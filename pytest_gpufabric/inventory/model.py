@@ -49,6 +49,7 @@ class Platform:
     gpu_model: str
     nic_vendor: NicVendor
     deployment: Deployment
+    gpu_link: str | None = None  # how the GPUs reach each other: nvswitch, nvlink, xgmi or pcie (None: not declared)
 
 
 @dataclass(frozen=True)

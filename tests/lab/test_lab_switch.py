@@ -141,3 +141,27 @@ def test_the_junos_leaf_is_served_and_guarded(switches: SwitchLab) -> None:
     finally:
         raw.close()
     assert served.exit_code == 0 and "congestion-notification-profile" in served.stdout
+
+
+def test_the_switches_serve_their_lldp_and_mac_tables(switches: SwitchLab) -> None:
+    # CAB-001's reads over real SSH, through the read-only guard: the miswired NIC of the demo (node02/bnxt_re6, planned
+    # on leaf3 Ethernet2/1) is leaf1's LLDP neighbor on Ethernet17/1; node04 (no lldpd) is in the MAC tables only.
+    from pytest_gpufabric.checks.cabling import mac_index, neighbor_index
+    from pytest_gpufabric.switches.neighbors import neighbor_reads
+
+    os_of = {s["name"]: s["os"] for s in yaml.safe_load((DEMO / "site.yaml").read_text(encoding="utf-8"))["switches"]}
+    lldp, macs = {}, {}
+    for name, switch_os in os_of.items():
+        raw = raw_transport(switches, name)
+        guarded = ReadOnlySwitches(raw, {name: switch_os})
+        reads = neighbor_reads()[switch_os]
+        try:
+            lldp[name] = neighbor_index(reads.lldp[1](guarded.run(name, reads.lldp[0], 10).stdout))
+            macs[name] = mac_index(reads.mac_table[1](guarded.run(name, reads.mac_table[0], 10).stdout))
+        finally:
+            raw.close()
+    assert [(e.port, e.system_name) for e in lldp["leaf1"].by_mac["7c:c2:55:02:06:d5"]] == [("Ethernet17/1", "node02")]
+    assert "7c:c2:55:02:06:d5" not in lldp["leaf3"].by_mac
+    assert not any(e.system_name == "node04" for index in lldp.values() for entries in index.by_mac.values() for e in entries)
+    assert [e.port for e in macs["leaf2"]["7c:c2:55:04:04:9f"]] == ["Ethernet24"]
+    assert [e.port for e in macs["leaf4"]["7c:c2:55:04:07:e7"]] == ["et-0/0/4:0"]

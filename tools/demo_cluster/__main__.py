@@ -13,6 +13,7 @@ from pytest_gpufabric.transport.base import CommandResult
 from tools.demo_cluster.outputs import all_builders
 from tools.demo_cluster.switches import SWITCHES, cabling, host_ports
 from tools.demo_cluster.switches import eos, junos, sonic
+from tools.demo_cluster.switches.neighbors import neighbor_outputs
 from tools.demo_cluster.topology import NODES, DemoNode, DemoSlot
 
 DESCRIPTION = (
@@ -24,7 +25,8 @@ DESCRIPTION = (
 
 VMWARE_NODE = {
     "profile": "h100-thor2-vmware",
-    "platform": {"gpu_vendor": "nvidia", "gpu_model": "H100", "nic_vendor": "broadcom", "deployment": "vmware"},
+    "platform": {"gpu_vendor": "nvidia", "gpu_model": "H100", "nic_vendor": "broadcom", "deployment": "vmware",
+                 "gpu_link": "nvswitch"},  # HGX H100: eight GPUs behind NVSwitch (S1)
 }
 
 
@@ -36,7 +38,8 @@ def inventory(nodes: tuple[DemoNode, ...]) -> dict[str, object]:
         "profile": "mi300x-thor2",
         "defaults": {
             "ssh": {"user": "root", "port": 22},
-            "platform": {"gpu_vendor": "amd", "gpu_model": "MI300X", "nic_vendor": "broadcom", "deployment": "baremetal"},
+            "platform": {"gpu_vendor": "amd", "gpu_model": "MI300X", "nic_vendor": "broadcom", "deployment": "baremetal",
+                         "gpu_link": "xgmi"},  # MI300X OAM platform: eight GPUs on Infinity Fabric (XGMI) links (S0)
         },
         "nodes": [
             {
@@ -96,6 +99,11 @@ def write_demo(target: Path) -> int:
             episodes = [CommandResult(switch.name, command, stdout, "", code, 0.01) for command, (stdout, code) in outputs.items()]
             store.add_many(episodes, item)
             results += episodes
+    for switch in SWITCHES:  # where each cable ends (CAB-001), read by every NIC's item
+        episodes = [CommandResult(switch.name, command, stdout, "", code, 0.01)
+                    for command, (stdout, code) in neighbor_outputs(switch).items()]
+        store.add_many(episodes)
+        results += episodes
     return len(results)
 
 

@@ -11,6 +11,7 @@ suite recording answers it; once the discovery recording is made again, it answe
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -103,3 +104,30 @@ def test_baseline_reads_the_nvidia_driver_and_names_what_the_image_lacks() -> No
     readings = read_baseline(reader, facts)
     assert [(r.check, r.name, r.value) for r in readings] == [("DRV-008", "nvidia_driver", "580.159.04")]
     assert any(note.startswith("`modinfo bnxt_re` exited 127") for note in reader.notes)
+
+
+def test_local_transport_without_nodes_reads_this_machine_under_its_host_name(tmp_path: Path, monkeypatch: Any) -> None:
+    import socket
+
+    from pytest_gpufabric.cli import main
+
+    monkeypatch.setattr(socket, "gethostname", lambda: "h200.example.internal")  # the capture's machine
+    out = tmp_path / "site.yaml"
+    assert main(["discover", "--transport", "local", "--no-lldp", "--replay", str(DEVICE), "-o", str(out)]) == 0
+    node = load_inventory(out, [HGX_PROFILE]).nodes[0]
+    assert (node.name, node.address) == ("h200", "127.0.0.1")  # the host name's first label; nothing connects to it
+    assert load_inventory(out, [HGX_PROFILE]).transport == "local"
+    baseline = tmp_path / "overrides.yaml"
+    assert main(["baseline", "--transport", "local", "--replay", str(DEVICE), "-o", str(baseline)]) == 0
+    text = baseline.read_text()
+    assert "DRV-008.nvidia_driver = 580.159.04" in text and "read on h200" in text
+    assert "COLL-001.busbw_8gb_gbs: no documented value for 1 x H200, none proposed (one GPU moves no data" in text
+
+
+def test_without_nodes_and_without_local_transport_the_error_says_what_to_give(capsys: Any) -> None:
+    from pytest_gpufabric.cli import main
+
+    assert main(["discover", "-o", "/nonexistent/site.yaml"]) == 1
+    assert "give the nodes to read: --nodes NODESET or --hostfile FILE (or --transport local" in capsys.readouterr().err
+    assert main(["baseline", "-o", "/nonexistent/o.yaml"]) == 1
+    assert "--from NODE (or --transport local for this machine)" in capsys.readouterr().err
