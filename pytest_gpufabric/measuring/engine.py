@@ -40,7 +40,7 @@ from pytest_gpufabric.evidence_runner import RunFunc
 from pytest_gpufabric.exclusive.locks import ResourceLocks, lock_file_name
 from pytest_gpufabric.exclusive.names import rail_resources
 from pytest_gpufabric.exclusive.schedule_log import ScheduleLog
-from pytest_gpufabric.measuring.rails import Measure, NodePairMeasure, RailMeasurement, measure_one, measure_together
+from pytest_gpufabric.measuring.rails import NodePairMeasure, RailMeasurement, measure_one, measure_together
 from pytest_gpufabric.targets import NicPairTarget, NodePairTarget
 from pytest_gpufabric.transport.base import CommandResult
 

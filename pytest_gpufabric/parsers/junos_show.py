@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from pytest_gpufabric.parsers.reading import Line, Parsed, Reading, Unfit, integer
+from pytest_gpufabric.parsers.reading import Parsed, Reading, Unfit, integer
 from pytest_gpufabric.parsers.registry import parser
 from pytest_gpufabric.switches.facts import PortCounters, PortStatus
 

@@ -36,7 +36,7 @@ from pytest_gpufabric.scheduling.estimate import CheckSweep, estimate_lines, mes
 from pytest_gpufabric.scheduling.progress import RoundProgress
 from pytest_gpufabric.scheduling.round_plan import plan_rounds
 from pytest_gpufabric.measuring.engine import RoundEngine
-from pytest_gpufabric.measuring.mesh import MeshEngine, MeshPlan, mesh_plan
+from pytest_gpufabric.measuring.mesh import MeshEngine, mesh_plan
 from pytest_gpufabric.checks.connectivity import mesh_spec
 from pytest_gpufabric.targets import NicPairTarget, NodePairTarget
 

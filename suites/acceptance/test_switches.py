@@ -16,7 +16,6 @@ from pytest_gpufabric.checks.switches import (
     port_status,
     qos_intent,
     queue_marking,
-    switch_config,
     watchdog,
 )
 from pytest_gpufabric.commands import sh

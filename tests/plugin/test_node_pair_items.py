@@ -9,7 +9,6 @@ import json
 from pathlib import Path
 
 import pytest
-from outputs import read_output
 from sitekit import Site
 
 from pytest_gpufabric.expectations import known_profiles

@@ -10,7 +10,6 @@ import yaml
 from pytest_gpufabric.checks.connectivity import MESHES, PingMesh, describe, loss_percent, ping_values, ssh_values
 from pytest_gpufabric.checks.mesh_commands import (
     SourceProbes,
-    ping_mesh_bound_s,
     ping_mesh_command,
     ping_mesh_seconds,
     ssh_mesh_command,

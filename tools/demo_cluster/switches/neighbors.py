@@ -54,7 +54,7 @@ def _eos_short(port: str) -> str:
 
 def _eos(switch: DemoSwitch, ends: list[tuple[str, DemoNode, DemoSlot]]) -> Outputs:
     heard = [(port, node, slot) for port, node, slot in ends if node.name not in NO_LLDPD]
-    lldp = [f"Last table change time   : 2:14:07 ago", f"Number of table inserts  : {len(heard)}",
+    lldp = ["Last table change time   : 2:14:07 ago", f"Number of table inserts  : {len(heard)}",
             "Number of table deletes  : 0", "Number of table drops    : 0", "Number of table age-outs : 0", "",
             "Port          Neighbor Device ID       Neighbor Port ID    TTL",
             "---------- ------------------------ ---------------------- ---"]
