@@ -18,6 +18,7 @@ from pytest_gpufabric.transport.base import CommandResult, Transport
 if TYPE_CHECKING:
     from pytest_gpufabric.inventory import Inventory, Node
     from pytest_gpufabric.measuring.engine import RoundEngine
+    from pytest_gpufabric.measuring.mesh import MeshEngine
 
 
 @dataclass
@@ -36,6 +37,7 @@ class FabricSession:
     rerun: FailedPairs | None = None  # --rerun-failed-pairs: only these NIC pairs are measured
     fanout: int | None = None  # --fanout: NIC pairs measured at once (None: all of a round)
     round_engine: RoundEngine | None = None  # set by the scheduling hooks: measures whole rounds of pair items
+    mesh_engine: MeshEngine | None = None  # set by the scheduling hooks: measures the mesh checks
     _transport: Transport | None = None
     _cache: dict[tuple[str, str], CommandResult] = field(default_factory=dict)
     parsed: dict[tuple[str, str, str], tuple[str, Any]] = field(default_factory=dict)  # facts of cached outputs

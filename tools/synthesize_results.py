@@ -46,8 +46,10 @@ from pytest_gpufabric.reporting.acceptance.load import cycle_collector_paused
 from pytest_gpufabric.reporting.acceptance.run_plugin import profile_info
 from pytest_gpufabric.reporting.acceptance.runinfo import RunInfo, now_text, write_run_info
 from pytest_gpufabric.scheduling.rounds import circle_rounds
+from pytest_gpufabric.shapes import MachineShape
 
 PROFILE = "mi300x-thor2"
+SHAPE = MachineShape(8, "MI300X", "xgmi", 400)  # every synthesized node: 8 MI300X on XGMI, 400G NICs
 THRESHOLDS = Path(__file__).resolve().parents[1] / "thresholds"
 NODES_PER_LEAF = 32  # one scalable unit: 32 nodes, each rail on its own 64-port leaf (32 down, 32 up)
 BIDIRECTIONAL_GBPS, LATENCY_US = 775.0, 2.9
@@ -180,8 +182,13 @@ class Synthesizer:
         for spec in sorted((s for s in specs if s.scope in makers), key=lambda s: _test_name(s.id)):
             yield from makers[spec.scope](spec)
 
+    def _shaped(self, check: str) -> dict[str, Expectation]:
+        """The check's expectations for the synthesized machines' shape (those documented for it)."""
+        return {name: found for name, e in self.profile.expectations[check].items()
+                if (found := e.for_shape(SHAPE)) is not None}
+
     def _config_records(self, spec: CheckSpec) -> Iterator[dict[str, Any]]:
-        expectations = self.profile.expectations[spec.id].values()
+        expectations = self._shaped(spec.id).values()
         for node in self.nodes:
             targets = [node] if spec.scope == "node" else [f"{node}/{nic_name(r)}" for r in range(self.rails)]
             for target in targets:
@@ -194,7 +201,7 @@ class Synthesizer:
 
     def _entry(self, spec: CheckSpec, a: str, b: str, rail: int) -> dict[str, Any]:
         metric, directions = PAIR_METRICS[spec.id]
-        e = self.profile.get(spec.id, metric)
+        e = self.profile.get(spec.id, metric, SHAPE)
         pair = f"{a}/{nic_name(rail)}->{b}/{nic_name(rail)}"
         factor = self.faults.factor(a, b, rail)
         measured = [_measurement(e, f"{x}/{nic_name(rail)}->{y}/{nic_name(rail)}", _value(e, factor, self.rng))
@@ -217,7 +224,7 @@ class Synthesizer:
                           message, scope="node_pair", pairs=entries)
 
     def _node_pair_values(self, spec: CheckSpec, a: str, b: str) -> list[dict[str, Any]]:
-        expectations = self.profile.expectations[spec.id]
+        expectations = self._shaped(spec.id)
         if spec.id == "NET-001":  # every NIC of a pings every NIC of b
             e = expectations["loss_percent"]
             return [_measurement(e, f"{a}/{nic_name(x)} -> {b}/{nic_name(y)}", e.value)

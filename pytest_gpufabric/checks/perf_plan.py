@@ -10,8 +10,8 @@ from pytest_gpufabric.checks.perf_commands import (
     QUEUE_PAIRS,
     PerftestEnd,
     gpu_flag,
-    port_for,
 )
+from pytest_gpufabric.exclusive.names import port_for
 
 if TYPE_CHECKING:
     from pytest_gpufabric.inventory import Nic, Node

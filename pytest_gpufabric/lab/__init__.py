@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pytest_gpufabric.lab.errors import LabError, LabUnavailable
 from pytest_gpufabric.lab.faults import AppliedFault, Faults
-from pytest_gpufabric.lab.lab import Lab, NodeRef
+from pytest_gpufabric.lab.lab import Lab
+from pytest_gpufabric.lab.nodes import NodeRef
 from pytest_gpufabric.lab.sweep import remove_all, remove_lab, sweep_stale
 from pytest_gpufabric.lab.topology import LabPlan, NicPlan, NodePlan
 

@@ -27,6 +27,7 @@ from pytest_gpufabric.lab.mgmt_subnet import (
     choose_free_subnet,
     routes_in_use,
 )
+from pytest_gpufabric.lab.nodes import NodeRef
 from pytest_gpufabric.lab.preflight import check_can_create_namespaces, ensure_tools
 from pytest_gpufabric.lab.registry import claim_lab_dir
 from pytest_gpufabric.lab.sshd import (
@@ -50,9 +51,6 @@ if TYPE_CHECKING:
     import fabric
     import paramiko
     from typing_extensions import Self
-
-NodeRef = int | str
-"""A node: its 0-based index in ``Lab.nodes`` (``0`` is ``node01``) or its name."""
 
 SSH_CONNECT_TIMEOUT_S = 10.0
 

@@ -1,19 +1,24 @@
 """The measurement engine: every NIC pair of a round measured at once, whichever worker runs the items.
 
-Scheduling puts the node-pair items of a check in rounds of disjoint node pairs. One process of the run
-measures a check's rounds, in order: its driver, the first process whose item asks for one (a driver lock in
-the run's shared directory; under pytest-xdist the other workers wait for their rounds, and take over if the
-driver's session ends first). It measures every NIC pair of a round concurrently (at most ``fanout`` at once),
-each holding its own NIC/GPU/port locks, and stores the round's measurements in the shared directory. Every
-item of the round, in any process, then judges its own measurements. Commands run under their own item's
-name, so recordings and replays stay per item and deterministic.
+Scheduling puts the node-pair items of a check in rounds of disjoint node pairs. The processes of the run that
+reach a round measure it: each round is split in ``shares`` parts of disjoint items (under xdist, one per
+worker), and each part's rounds are driven, in order, by the first process whose item asks for one (a driver
+lock per part in the run's shared directory; the other processes wait for that part, and take over if its
+driver's session ends first). So with K workers each measures about 1/K of every round. A driver measures the
+jobs of a round concurrently (at most ``fanout`` NIC pairs at once), each holding its own NIC/GPU/port locks, and
+stores the round's measurements for every process of the run. Every item of the round, in any process, then
+judges its own measurements. Commands run under their own item's name, so recordings and replays stay per item
+and deterministic.
 
-Rounds overlap without a barrier: the driver keeps two rounds going, and a NIC pair of the next round starts
-as soon as the NIC pairs before it that share a NIC, GPU or port with it have ended (and their locks are
-free), not when the slowest pair of the round has ended. So a round's stragglers delay only the pairs that
-need their NICs, the next round's pairs run while the finished items are judged, and the start-up work of the
-pairs (connections, processes) spreads over time instead of arriving all at once. No NIC, GPU or port is ever
-used by two measurements at once (the locks, in every process).
+A job is one NIC pair (a ``Measure``), or all the NIC pairs of a node pair together (a ``NodePairMeasure``:
+one command per node and step for all its rails, e.g. every perftest server of a node at once).
+
+Rounds overlap without a barrier: a driver keeps two rounds going, and a job of the next round starts as soon as
+the jobs before it that share a NIC, GPU or port with it have ended (and their locks are free), not when the
+slowest job of the round has ended. So a round's stragglers delay only the jobs that need their NICs, the next
+round's jobs run while the finished items are judged, and the start-up work (connections, processes) spreads
+over time instead of arriving all at once. No NIC, GPU or port is ever used by two measurements at once (the
+locks, in every process, taken in one global order).
 """
 
 from __future__ import annotations
@@ -32,16 +37,17 @@ from filelock import FileLock, Timeout
 
 from pytest_gpufabric.errors import MeasurementMissing
 from pytest_gpufabric.evidence_runner import RunFunc
-from pytest_gpufabric.measuring.rails import Measure, RailMeasurement, measure_one
-from pytest_gpufabric.scheduling.locks import ResourceLocks, lock_file_name
-from pytest_gpufabric.scheduling.resources import nic_resources
-from pytest_gpufabric.scheduling.schedule_log import ScheduleLog
+from pytest_gpufabric.exclusive.locks import ResourceLocks, lock_file_name
+from pytest_gpufabric.exclusive.names import rail_resources
+from pytest_gpufabric.exclusive.schedule_log import ScheduleLog
+from pytest_gpufabric.measuring.rails import NodePairMeasure, RailMeasurement, measure_one, measure_together
 from pytest_gpufabric.targets import NicPairTarget, NodePairTarget
 from pytest_gpufabric.transport.base import CommandResult
 
 ItemRun = Callable[[str, str, "float | None", bool, str], CommandResult]  # node, command, timeout, cached, item
 RailsOf = Callable[[str, NodePairTarget], "tuple[NicPairTarget, ...]"]  # check id, node pair -> NIC pairs to measure
 DRIVER_POLL_S = 0.05  # how often an item waiting for its round looks for it (and for a driver that went away)
+SPLIT_FROM_NODE_PAIRS = 32  # rounds this large are shared by the run's processes (RoundPlan.split)
 
 
 @dataclass(frozen=True)
@@ -54,25 +60,46 @@ class RoundMember:
 
 @dataclass(frozen=True)
 class RoundPlan:
-    """Round ``number`` of ``total`` of one check: its items (disjoint node pairs)."""
+    """Round ``number`` of ``total`` of one check: its items (disjoint node pairs); ``share`` of ``shares``: the
+    part of the round one process of the run drives (every ``shares``-th item, from the ``share``-th)."""
 
     check_id: str
     number: int
     total: int
     members: tuple[RoundMember, ...]
+    share: int = 0
+    shares: int = 1
 
     @property
     def key(self) -> str:
-        return f"{self.check_id}-round{self.number:05d}"
+        return f"{self.check_id}-round{self.number:05d}" + (f"-share{self.share}" if self.shares > 1 else "")
 
+    @property
+    def lane(self) -> str:
+        """What one driver drives: a check's rounds, or one share of each (``CHECK#share``)."""
+        return f"{self.check_id}#{self.share}" if self.shares > 1 else self.check_id
 
+    def split(self, shares: int) -> list[RoundPlan]:
+        """The round in ``shares`` parts of disjoint items (empty parts left out); a round of fewer than
+        ``SPLIT_FROM_NODE_PAIRS`` node pairs stays whole: its controller work is small, and parts driven by two
+        processes wait for each other's NICs through file locks (measured on the 16-node lab, 8 node pairs a
+        round: 28.3 s split in 2 against 20.4 s whole)."""
+        if shares <= 1 or len(self.members) < SPLIT_FROM_NODE_PAIRS:
+            return [self]
+        parts = [RoundPlan(self.check_id, self.number, self.total, self.members[share::shares], share, shares)
+                 for share in range(shares)]
+        return [part for part in parts if part.members]
 
-def rail_resources(pair: NicPairTarget) -> tuple[str, ...]:
-    """The NICs, adjacent GPUs and perftest ports one NIC pair occupies."""
-    return tuple(sorted({*nic_resources(pair.node_a, pair.nic_a), *nic_resources(pair.node_b, pair.nic_b)}))
 
 
 Measured = dict[str, dict[str, tuple[Any, ...]]]  # item node id -> NIC pair id -> (value, commands, kind, error)
+AnyMeasure = "Measure[Any] | NodePairMeasure[Any]"  # one NIC pair a job, or all of a node pair's at once
+Job = tuple[str, tuple[NicPairTarget, ...]]  # an item and the NIC pairs one job measures
+
+
+def job_resources(pairs: Sequence[NicPairTarget]) -> tuple[str, ...]:
+    """The NICs, GPUs and perftest ports of every NIC pair of a job, sorted."""
+    return tuple(sorted({name for pair in pairs for name in rail_resources(pair)}))
 
 
 @dataclass
@@ -83,27 +110,29 @@ class _RoundRun:
     lock: FileLock
     stored: Path
     started: float
-    jobs: list[tuple[str, NicPairTarget]]
-    futures: list[Future[RailMeasurement[Any]]] = field(default_factory=list)
+    jobs: list[Job]
+    futures: list[Future[list[RailMeasurement[Any]]]] = field(default_factory=list)
     done: threading.Event = field(default_factory=threading.Event)
     result: tuple[float, Measured] | None = None
 
 
-def _outcome(future: Future[RailMeasurement[Any]]) -> tuple[Any, ...]:
-    """What one NIC pair's job gave, or why it gave nothing (a lock timeout, say)."""
+def _outcomes(future: Future[list[RailMeasurement[Any]]], pairs: Sequence[NicPairTarget]) -> dict[str, tuple[Any, ...]]:
+    """What each NIC pair of a job gave, or why it gave nothing (a lock timeout, say)."""
     try:
         done = future.result()
     except Exception as exc:  # a job's own failure must not hide the round's other pairs
-        return (None, (), type(exc).__name__, str(exc))
-    return (done.value, done.commands, done.error_kind, done.error)
+        return {pair.id: (None, (), type(exc).__name__, str(exc)) for pair in pairs}
+    return {found.pair.id: (found.value, found.commands, found.error_kind, found.error) for found in done}
 
 
 class RoundEngine:
     """Measures rounds for the items of one pytest process (see the module docstring)."""
 
     def __init__(self, run: ItemRun, rails_of: RailsOf, locks: ResourceLocks, shared_dir: Path,
-                 schedule: ScheduleLog | None, worker: str, fanout: int | None) -> None:
-        """``shared_dir``: private to this run and shared by its processes (the run's lock directory and id)."""
+                 schedule: ScheduleLog | None, worker: str, fanout: int | None, shares: int = 1) -> None:
+        """``shared_dir``: private to this run and shared by its processes (the run's lock directory and id);
+        ``shares``: the processes of the run that measure (each round is driven in that many parts, each part by
+        the first process that asks for it: under xdist each worker drives about 1/K of every round)."""
         self._run = run
         self._rails_of = rails_of
         self._locks = locks
@@ -112,41 +141,49 @@ class RoundEngine:
         self._worker = worker
         self._fanout = fanout
         self._slots = threading.BoundedSemaphore(fanout) if fanout else None  # NIC pairs measured at once
-        self._plans: dict[str, RoundPlan] = {}
-        self._rounds: dict[tuple[str, int], RoundPlan] = {}  # (check id, round number) -> round
+        self._shares = max(1, shares)
+        self._plans: dict[str, RoundPlan] = {}  # item -> the part of its round it is measured in
+        self._whole: dict[str, RoundPlan] = {}  # item -> its whole round (progress lines)
+        self._lanes: dict[str, list[RoundPlan]] = {}  # lane -> its rounds (parts) in order
         self._measured: Measured = {}
         self._started: dict[str, float] = {}  # round key -> wall-clock start of its measurement
         self._running: dict[str, _RoundRun] = {}  # round key -> a round this process measures
-        self._last_use: dict[str, Future[RailMeasurement[Any]]] = {}  # resource -> the latest job that uses it
+        self._last_use: dict[str, Future[list[RailMeasurement[Any]]]] = {}  # resource -> the latest job that uses it
         self._guard = threading.RLock()  # rounds start from the items' thread and from a finished round's job
-        self._measure_of: dict[str, Measure[Any]] = {}  # check id -> what its NIC pairs run
+        self._measure_of: dict[str, Any] = {}  # lane -> what its NIC pairs run (AnyMeasure)
         self._closing = False
         self._interrupted = False
-        self._driving: dict[str, FileLock] = {}  # check id -> this process drives its rounds (the run's driver lock)
-        self._next_round: dict[str, int] = {}  # check id -> the number of the next round its driver starts
+        self._driving: dict[str, FileLock] = {}  # lane -> this process drives its rounds (the run's driver lock)
+        self._next_round: dict[str, int] = {}  # lane -> the index of the next round its driver starts
 
     def plan(self, rounds: Iterable[RoundPlan]) -> None:
         """The rounds of this run (the same in every process: collection is deterministic)."""
         rounds = tuple(rounds)
-        self._plans = {member.nodeid: plan for plan in rounds for member in plan.members}
-        self._rounds = {(plan.check_id, plan.number): plan for plan in rounds}
+        self._whole = {member.nodeid: plan for plan in rounds for member in plan.members}
+        parts = [part for plan in rounds for part in plan.split(self._shares)]
+        self._plans = {member.nodeid: part for part in parts for member in part.members}
+        self._lanes = {}
+        for part in parts:
+            self._lanes.setdefault(part.lane, []).append(part)
 
     def plan_of(self, nodeid: str) -> RoundPlan | None:
-        return self._plans.get(nodeid)
+        """The whole round of an item."""
+        return self._whole.get(nodeid)
 
     def started(self, plan: RoundPlan) -> float | None:
-        """When this run began measuring ``plan`` (wall clock), once this process has its measurements."""
+        """When this run began measuring ``plan`` (wall clock; the earliest of its parts this process has read)."""
         return self._started.get(plan.key)
 
-    def measure(self, nodeid: str, rails: Sequence[NicPairTarget], measure: Measure[Any]) -> list[RailMeasurement[Any]]:
-        """The measurements of ``nodeid``'s NIC pairs, measuring its whole round first if nobody has."""
+    def measure(self, nodeid: str, rails: Sequence[NicPairTarget], measure: Any) -> list[RailMeasurement[Any]]:
+        """The measurements of ``nodeid``'s NIC pairs (``measure``: an AnyMeasure), measuring its whole round first
+        if nobody has."""
         plan = self._plans.get(nodeid)
         if plan is None:  # not in a planned round (e.g. a test run on its own): the item's rails alone
-            jobs = [(nodeid, pair) for pair in rails]
-            return self._restore(self._measure_jobs("single", jobs, measure)[nodeid], rails)
+            return self._restore(self._measure_jobs("single", self._jobs(nodeid, tuple(rails), measure), measure)[nodeid], rails)
         if nodeid not in self._measured:
             started, measured = self._take_round(plan, measure)
-            self._started[plan.key] = started
+            whole = self._whole[nodeid].key
+            self._started[whole] = min(started, self._started.get(whole, started))
             self._measured.update(measured)
         return self._restore(self._measured.pop(nodeid), rails)
 
@@ -162,19 +199,19 @@ class RoundEngine:
             return
         for run in running:
             run.done.wait()
-        for check_id in list(self._driving):
-            self._stop_driving(check_id)
+        for lane in list(self._driving):
+            self._stop_driving(lane)
 
     def _stored(self, plan: RoundPlan) -> Path:
         self._shared_dir.mkdir(parents=True, exist_ok=True)
         return self._shared_dir / f"{lock_file_name(plan.key)}.pickle"
 
-    def _take_round(self, plan: RoundPlan, measure: Measure[Any]) -> tuple[float, Measured]:
+    def _take_round(self, plan: RoundPlan, measure: Any) -> tuple[float, Measured]:
         """The round's start time and measurements, from the check's driver: this process, or another one of the
         run (then read from what it stored). Nobody driving the check: this process becomes its driver."""
         stored = self._stored(plan)
         with self._guard:
-            self._measure_of.setdefault(plan.check_id, measure)
+            self._measure_of.setdefault(plan.lane, measure)
         while True:
             with self._guard:
                 run = self._running.get(plan.key)
@@ -185,44 +222,53 @@ class RoundEngine:
             if stored.exists():
                 with stored.open("rb") as handle:
                     return pickle.load(handle)  # type: ignore[no-any-return]  # written by this run's own engine
-            if not self._drive(plan.check_id):
+            if not self._drive(plan.lane):
                 time.sleep(DRIVER_POLL_S)  # the driver has not reached this round yet
 
-    def _drive(self, check_id: str) -> bool:
+    def _drive(self, lane: str) -> bool:
         """Become the driver of ``check_id`` if no process of the run is (its driver lock): measure its rounds in
         order from the first one not stored yet, two at a time. False when another process drives it, or this
         one already does."""
         with self._guard:
-            if check_id in self._driving or self._closing:
+            if lane in self._driving or self._closing:
                 return False
-            lock = FileLock(str(self._shared_dir / f"{lock_file_name(check_id)}.driver.lock"), thread_local=False)
+            lock = FileLock(str(self._shared_dir / f"{lock_file_name(lane)}.driver.lock"), thread_local=False)
             try:
                 lock.acquire(timeout=0)
             except Timeout:
                 return False
-            self._driving[check_id] = lock
-            self._next_round[check_id] = 1
-            if self._start_next(check_id):
-                self._start_next(check_id)  # the next round's pairs start as their NICs come free
+            self._driving[lane] = lock
+            self._next_round[lane] = 0
+            if self._start_next(lane):
+                self._start_next(lane)  # the next round's pairs start as their NICs come free
             else:
-                self._stop_driving(check_id)
+                self._stop_driving(lane)
             return True
 
-    def _start_next(self, check_id: str) -> bool:
-        """As the driver: start the check's next round not stored yet; False when none is left."""
-        while (plan := self._rounds.get((check_id, self._next_round[check_id]))) is not None:
-            self._next_round[check_id] += 1
-            if self._start_round(plan, self._measure_of[check_id]) is not None:
+    def _start_next(self, lane: str) -> bool:
+        """As the driver: start the lane's next round not stored yet; False when none is left."""
+        rounds = self._lanes.get(lane, [])
+        while self._next_round[lane] < len(rounds):
+            plan = rounds[self._next_round[lane]]
+            self._next_round[lane] += 1
+            if self._start_round(plan, self._measure_of[lane]) is not None:
                 return True
         return False
 
-    def _stop_driving(self, check_id: str) -> None:
+    def _stop_driving(self, lane: str) -> None:
         with self._guard:
-            lock = self._driving.pop(check_id, None)
+            lock = self._driving.pop(lane, None)
         if lock is not None:
             lock.release()
 
-    def _start_round(self, plan: RoundPlan, measure: Measure[Any]) -> _RoundRun | None:
+    @staticmethod
+    def _jobs(nodeid: str, pairs: tuple[NicPairTarget, ...], measure: Any) -> list[Job]:
+        """A node pair's NIC pairs as jobs: one together (NodePairMeasure), else one job each."""
+        if isinstance(measure, NodePairMeasure):
+            return [(nodeid, pairs)] if pairs else []
+        return [(nodeid, (pair,)) for pair in pairs]
+
+    def _start_round(self, plan: RoundPlan, measure: Any) -> _RoundRun | None:
         """Start measuring ``plan`` (its file lock; a previous driver may still be finishing it), None when it
         is stored already. Each job waits for the jobs before it that use one of its resources."""
         stored = self._stored(plan)
@@ -231,22 +277,23 @@ class RoundEngine:
         if stored.exists():
             lock.release()
             return None
-        jobs = [(member.nodeid, pair) for member in plan.members for pair in self._rails_of(plan.check_id, member.target)]
+        jobs = [job for member in plan.members
+                for job in self._jobs(member.nodeid, self._rails_of(plan.check_id, member.target), measure)]
         run = _RoundRun(plan, lock, stored, time.time(), jobs)
         with self._guard:
             self._running[plan.key] = run
             self._submit(run, measure)
         return run
 
-    def _submit(self, run: _RoundRun, measure: Measure[Any]) -> None:
+    def _submit(self, run: _RoundRun, measure: Any) -> None:
         """Queue the round's jobs, each after the jobs before it on its resources; the last one ends the round."""
         plan, jobs = run.plan, run.jobs
         workers = max(1, min(self._fanout or len(jobs), len(jobs)))  # FIFO: a job waits only for earlier ones
         pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix=f"gpufabric-{plan.key}")
-        for nodeid, pair in jobs:
-            resources = rail_resources(pair)
+        for nodeid, pairs in jobs:
+            resources = job_resources(pairs)
             before = {self._last_use[name] for name in resources if name in self._last_use}
-            future = pool.submit(self._measure_after, before, plan.key, nodeid, pair, measure)
+            future = pool.submit(self._measure_after, before, plan.key, nodeid, pairs, measure)
             for name in resources:
                 self._last_use[name] = future
             run.futures.append(future)
@@ -257,7 +304,7 @@ class RoundEngine:
         remaining = [len(run.futures)]
         count = threading.Lock()
 
-        def one_done(_: Future[RailMeasurement[Any]]) -> None:
+        def one_done(_: Future[list[RailMeasurement[Any]]]) -> None:
             with count:
                 remaining[0] -= 1
                 last = remaining[0] == 0
@@ -266,17 +313,17 @@ class RoundEngine:
         for future in run.futures:
             future.add_done_callback(one_done)
 
-    def _measure_after(self, before: set[Future[RailMeasurement[Any]]], owner: str, nodeid: str, pair: NicPairTarget,
-                       measure: Measure[Any]) -> RailMeasurement[Any]:
-        """One NIC pair, once the jobs before it on its resources have ended, holding its own locks."""
+    def _measure_after(self, before: set[Future[list[RailMeasurement[Any]]]], owner: str, nodeid: str,
+                       pairs: tuple[NicPairTarget, ...], measure: Any) -> list[RailMeasurement[Any]]:
+        """One job, once the jobs before it on its resources have ended, holding its own locks."""
         wait(before)
         if self._interrupted:
-            raise MeasurementMissing(f"{pair.id}: not measured: the run was interrupted")
+            raise MeasurementMissing(f"{', '.join(pair.id for pair in pairs)}: not measured: the run was interrupted")
         if self._slots is not None:
             self._slots.acquire()
         try:
-            with self._locks.hold(rail_resources(pair), owner=f"{owner} [{self._worker}]"):
-                return self._measure_pair(nodeid, pair, measure)
+            with self._locks.hold(job_resources(pairs), owner=f"{owner} [{self._worker}]"):
+                return self._measure_job(nodeid, pairs, measure)
         finally:
             if self._slots is not None:
                 self._slots.release()
@@ -285,8 +332,8 @@ class RoundEngine:
         """Store the round for every process of the run, release its lock, wake its items; as the driver, start
         the next round (or stop driving: none left, or closing)."""
         results: Measured = {nodeid: {} for nodeid, _ in run.jobs}
-        for (nodeid, pair), future in zip(run.jobs, run.futures):
-            results[nodeid][pair.id] = _outcome(future)
+        for (nodeid, pairs), future in zip(run.jobs, run.futures):
+            results[nodeid].update(_outcomes(future, pairs))
         run.result = (run.started, results)
         try:
             partial = run.stored.with_suffix(".partial")
@@ -296,37 +343,42 @@ class RoundEngine:
         finally:
             run.lock.release()
             run.done.set()
-        check_id = run.plan.check_id
+        lane = run.plan.lane
         with self._guard:
             self._running.pop(run.plan.key, None)
-            if check_id in self._driving and (self._closing or not self._start_next(check_id)):
-                if not any(other.plan.check_id == check_id for other in self._running.values()):
-                    self._stop_driving(check_id)
+            if lane in self._driving and (self._closing or not self._start_next(lane)):
+                if not any(other.plan.lane == lane for other in self._running.values()):
+                    self._stop_driving(lane)
 
-    def _measure_jobs(self, owner: str, jobs: list[tuple[str, NicPairTarget]],
-                      measure: Measure[Any]) -> Measured:
+    def _measure_jobs(self, owner: str, jobs: list[Job], measure: Any) -> Measured:
         """Items outside the planned rounds: their NIC pairs at once, holding all their locks."""
-        resources = {name for _, pair in jobs for name in rail_resources(pair)}
+        resources = {name for _, pairs in jobs for name in job_resources(pairs)}
         results: Measured = {nodeid: {} for nodeid, _ in jobs}
         if not jobs:
             return results
         workers = max(1, min(self._fanout or len(jobs), len(jobs)))
         with self._locks.hold(resources, owner=f"{owner} [{self._worker}]"):
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="gpufabric-round") as pool:
-                futures = [pool.submit(self._measure_pair, nodeid, pair, measure) for nodeid, pair in jobs]
-                for (nodeid, pair), future in zip(jobs, futures):
-                    results[nodeid][pair.id] = _outcome(future)
+                futures = [pool.submit(self._measure_job, nodeid, pairs, measure) for nodeid, pairs in jobs]
+                for (nodeid, pairs), future in zip(jobs, futures):
+                    results[nodeid].update(_outcomes(future, pairs))
         return results
 
-    def _measure_pair(self, nodeid: str, pair: NicPairTarget, measure: Measure[Any]) -> RailMeasurement[Any]:
+    def _measure_job(self, nodeid: str, pairs: tuple[NicPairTarget, ...], measure: Any) -> list[RailMeasurement[Any]]:
+        """A job's NIC pairs, under its item's name (deterministic recordings), in one span of the schedule log."""
         def run(node: str, command: str, timeout_s: float | None, cached: bool) -> CommandResult:
             return self._run(node, command, timeout_s, cached, nodeid)
 
         item_run: RunFunc = run
+
+        def measured() -> list[RailMeasurement[Any]]:
+            if isinstance(measure, NodePairMeasure):
+                return measure_together(pairs, measure, item_run)
+            return [measure_one(pair, measure, item_run) for pair in pairs]
         if self._schedule is None:
-            return measure_one(pair, measure, item_run)
-        with self._schedule.span(nodeid, rail_resources(pair), self._worker):
-            return measure_one(pair, measure, item_run)
+            return measured()
+        with self._schedule.span(nodeid, job_resources(pairs), self._worker):
+            return measured()
 
     @staticmethod
     def _restore(measured: dict[str, tuple[Any, ...]], rails: Sequence[NicPairTarget]) -> list[RailMeasurement[Any]]:

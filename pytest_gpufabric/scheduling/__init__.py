@@ -1,6 +1,6 @@
-"""Scheduling of pair tests: pair selection, rounds of disjoint pairs, resource locks and the schedule log."""
+"""Scheduling of pair tests: pair selection and rounds of disjoint pairs (the locks and the schedule log they
+rely on live below, in ``pytest_gpufabric.exclusive``)."""
 
-from pytest_gpufabric.scheduling.locks import ResourceLocks, ResourceLockTimeout, lock_file_name
 from pytest_gpufabric.scheduling.ordering import group_in_rounds, order_items_in_rounds
 from pytest_gpufabric.scheduling.pairs import (
     POLICIES,
@@ -11,18 +11,9 @@ from pytest_gpufabric.scheduling.pairs import (
     select_pairs,
 )
 from pytest_gpufabric.scheduling.rounds import circle_rounds, directed_rounds, lower_bound_rounds, rail_rounds
-from pytest_gpufabric.scheduling.schedule_log import (
-    Overlap,
-    ScheduleLog,
-    ScheduleLogError,
-    ScheduleRecord,
-    find_overlaps,
-    parse_schedule_lines,
-)
 
 __all__ = [
-    "POLICIES", "Overlap", "ResourceLockTimeout", "ResourceLocks", "ScheduleLog", "ScheduleLogError",
-    "ScheduleRecord", "all_pairs", "circle_rounds", "directed_rounds", "explicit_pairs", "find_overlaps",
-    "group_in_rounds", "lock_file_name", "lower_bound_rounds", "order_items_in_rounds", "parse_schedule_lines",
-    "rail_rounds", "round_robin_pairs", "same_leaf_pairs", "select_pairs",
+    "POLICIES", "all_pairs", "circle_rounds", "directed_rounds", "explicit_pairs", "group_in_rounds",
+    "lower_bound_rounds", "order_items_in_rounds", "rail_rounds", "round_robin_pairs", "same_leaf_pairs",
+    "select_pairs",
 ]

@@ -10,7 +10,9 @@ for n nodes, the lower bound, and the checks follow each other.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
+
+from pytest_gpufabric.targets import NodePairTarget
 
 Item = TypeVar("Item")
 
@@ -48,3 +50,16 @@ def group_in_rounds(items: Sequence[Item], resources_of: Callable[[Item], Iterab
 def order_items_in_rounds(items: Sequence[Item], resources_of: Callable[[Item], Iterable[Hashable]]) -> list[Item]:
     """``items`` reordered round after round (see group_in_rounds); same items, deterministic order."""
     return [item for round_items in group_in_rounds(items, resources_of) for item in round_items]
+
+
+def ordering_keys(target: Any) -> tuple[str, ...]:
+    """What an item occupies for ordering in rounds, at the coarsest grain that keeps rounds right: the NIC
+    of a NIC-level target, else its whole nodes. Two or three names per item, whatever the node's size (the
+    locks, taken when the item runs, hold the exact resources)."""
+    if isinstance(target, NodePairTarget):
+        return target.a.name, target.b.name
+    if hasattr(target, "nic_a"):
+        return f"{target.node_a.name}/{target.nic_a.name}", f"{target.node_b.name}/{target.nic_b.name}"
+    if hasattr(target, "nic") and hasattr(target, "node"):
+        return (f"{target.node.name}/{target.nic.name}",)
+    return tuple(node.name for node in getattr(target, "nodes", ()))

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from pytest_gpufabric.exclusive import ScheduleLog, find_overlaps
 from pytest_gpufabric.reporting.acceptance.load import read_records
-from pytest_gpufabric.scheduling import ScheduleLog, find_overlaps
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "recordings" / "demo"

@@ -58,6 +58,7 @@ def test_an_outlier_warns_and_passes_by_default(memory_site: Site) -> None:
     result.stdout.fnmatch_lines(["*gpufabric fleet outliers*", "1 values pass their thresholds but are worse than their peers (1 warn)*",
                                  "WARNING HOST-005 memory_gib rail -: node04 1700 GiB vs median 2000 GiB of 6 peers (p): 15% worse*"])
     assert all(record["outcome"] == "passed" and record["measurements"] for record in memory_site.results())  # kept whole
+    assert "outliers (the profile fails outliers)" not in result.stdout.str()  # a warning: no reason against the verdict
     summary = run_summary(memory_site)
     assert summary["kind"] == "run_summary" and summary["outlier_rules"]["p"]["k"] == 3.5
     (stats,) = [row for row in summary["fleet_statistics"] if row["check_id"] == "HOST-005"]
@@ -73,6 +74,7 @@ def test_an_outlier_fails_the_run_where_the_profile_says_so(memory_site: Site) -
     assert result.ret == 1
     result.stdout.fnmatch_lines(["FAILED HOST-005 memory_gib rail -: node04 1700 GiB*",
                                  "FAILED: 1 outliers, and the profile fails outliers (outliers: verdict fail)"])
+    result.stdout.fnmatch_lines(["verdict: not accepted: *1 outliers (the profile fails outliers)*"])  # as the report's
     assert all(record["outcome"] == "passed" for record in memory_site.results())  # each item passed its threshold
 
 

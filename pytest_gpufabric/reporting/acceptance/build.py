@@ -4,27 +4,39 @@ from __future__ import annotations
 
 import datetime as dt
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
 
 from pytest_gpufabric.catalog import load_catalog
-from pytest_gpufabric.reporting.acceptance import fabric_sections, findings_sections, fleet_sections, pair_views, summary_sections
+from pytest_gpufabric.reporting.acceptance import (
+    fabric_sections,
+    findings_sections,
+    fleet_sections,
+    pair_views,
+    signoff_sections,
+    summary_sections,
+)
 from pytest_gpufabric.reporting.acceptance.collectives import collective_curves
 from pytest_gpufabric.reporting.acceptance.comparison import RunComparison, compare_runs, comparison_section
 from pytest_gpufabric.reporting.acceptance.digest import RunDigest
-from pytest_gpufabric.reporting.acceptance.exports import Tables, print_pdf, write_tables
+from pytest_gpufabric.reporting.acceptance.exports import Tables, write_tables
 from pytest_gpufabric.reporting.acceptance.fleet_view import FleetAnalysis, analyse
-from pytest_gpufabric.reporting.acceptance.load import LoadedRun, cycle_collector_paused, load_run, results_file_of
+from pytest_gpufabric.reporting.acceptance.load import LoadedRun, cycle_collector_paused
+from pytest_gpufabric.reporting.acceptance.measurements import measurement_table, record_rows
 from pytest_gpufabric.reporting.acceptance.model import ITEM_COLUMNS, ReportModel, build_model
 from pytest_gpufabric.reporting.acceptance.page import page
+from pytest_gpufabric.reporting.acceptance.pdf import print_parts
 from pytest_gpufabric.reporting.acceptance.recorded import RecordedOutputs
 from pytest_gpufabric.reporting.acceptance.runinfo import RunInfo, read_run_info
 from pytest_gpufabric.reporting.acceptance.versions import version_table
+from pytest_gpufabric.signoff.acceptance import Acceptance, load_acceptance
+from pytest_gpufabric.signoff.deviations import Deviation
+from pytest_gpufabric.signoff.runs import run_directory_of
 
 REPORT_HTML = "report.html"
-REPORT_PDF = "report.pdf"
 
 
 @dataclass(frozen=True)
@@ -34,7 +46,7 @@ class ReportFiles:
     html: Path
     workbook: Path | None
     csvs: list[Path]
-    pdf: Path | None
+    pdfs: list[Path]
     pdf_note: str
     html_seconds: float
     html_cpu_seconds: float
@@ -54,16 +66,6 @@ def _titles(model: ReportModel) -> dict[str, str]:
     return titles
 
 
-def _outlier_notes(analysis: FleetAnalysis) -> tuple[str, ...]:
-    passing = analysis.passing
-    if passing.empty:
-        return ()
-    failing = len(analysis.failing)
-    what = f"{failing} of them fail the run (their profile's outliers: fail)" if failing else "a warning"
-    return (f"{len(passing)} values pass their thresholds but are outliers among their peers: {what}; see Outliers "
-            "and Suspects.",)
-
-
 def _report_date(model: ReportModel, results_file: Path) -> str:
     if model.info.finished or model.info.started:
         return model.info.finished or model.info.started
@@ -71,11 +73,9 @@ def _report_date(model: ReportModel, results_file: Path) -> str:
     return stamp.strftime("%Y-%m-%d %H:%M:%S UTC") + " (results file)"
 
 
-def _load_notes(run: LoadedRun) -> tuple[str, ...]:
-    if not run.cut_off_last_line:
-        return ()
-    return (f"The last line of {run.results_file.name} was cut off (the run stopped while writing it); that item "
-            "is left out.",)
+def _load_notes(runs: Sequence[LoadedRun]) -> tuple[str, ...]:
+    return tuple(f"The last line of {run.results_file} was cut off (the run stopped while writing it); that item "
+                 "is left out." for run in runs if run.cut_off_last_line)
 
 
 def _pair_matrices(pairs: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
@@ -91,63 +91,104 @@ def _pair_matrices(pairs: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
     return matrices
 
 
-def _tables(model: ReportModel, versions: pd.DataFrame, analysis: FleetAnalysis, compared: RunComparison | None) -> Tables:
+def _tables(model: ReportModel, versions: pd.DataFrame, acceptance: Acceptance, digest: RunDigest,
+            analysis: FleetAnalysis, compared: RunComparison | None) -> Tables:
     _, total, bad = model.node_check_matrix()
     node_check = (bad.fillna(0).astype(int).astype(str) + "/" + total.fillna(0).astype(int).astype(str)).where(total.notna(), "")
     results = model.items[list(ITEM_COLUMNS)]
+    measurements = (digest.measurements_frame() if acceptance.digested else
+                    measurement_table(acceptance.records, {r.info.run_id: r.info for r in acceptance.runs}))
     pairs = model.pairs.assign(outlier=analysis.pairs.outlier.astype(bool))
     return Tables(summary=model.area_summary(), results=results, node_check=node_check, pairs=pairs,
-                  pair_matrices=_pair_matrices(model.pairs), versions=versions, statistics=analysis.statistics,
-                  outliers=analysis.outliers, comparison=compared.comparison.rows if compared else None)
+                  pair_matrices=_pair_matrices(model.pairs), versions=versions, measurements=measurements,
+                  statistics=analysis.statistics, outliers=analysis.outliers,
+                  comparison=compared.comparison.rows if compared else None)
 
 
-def build_report(results: Path, out: Path, recording: Path | None = None, *, tables: bool = True,
-                 pdf: bool = True, compare_with: Path | None = None) -> ReportFiles:
-    """Everything from ``results`` (a results.jsonl or its directory) and, where given, the recording; the
-    workbook and CSV files unless ``tables`` is false, the PDF unless ``pdf`` is false; with ``compare_with``
-    (a baseline run's results file) the comparison with it."""
-    with cycle_collector_paused():
-        return _build(results, out, recording, tables=tables, pdf=pdf, compare_with=compare_with)
+def _outlier_notes(analysis: FleetAnalysis) -> tuple[str, ...]:
+    passing = analysis.passing
+    if passing.empty:
+        return ()
+    failing = len(analysis.failing)
+    what = f"{failing} of them fail the run (their profile's outliers: fail)" if failing else "a warning"
+    return (f"{len(passing)} values pass their thresholds but are outliers among their peers: {what}; see Outliers "
+            "and Suspects.",)
 
 
-def _build(results: Path, out: Path, recording: Path | None, *, tables: bool, pdf: bool,
-           compare_with: Path | None) -> ReportFiles:
+def _banner(model: ReportModel, acceptance: Acceptance) -> list[str]:
+    status = [] if model.info.complete else [summary_sections.run_status(model)]
+    return status + list(_load_notes(acceptance.runs)) + list(acceptance.notes)
+
+
+def build_report(results: Path, out: Path, recording: Path | None = None, *, retests: Sequence[Path] = (),
+                 deviations: Sequence[Deviation] = (), tables: bool = True, pdf: bool = True,
+                 paper: str = "a4", compare_with: Path | None = None) -> ReportFiles:
+    """Everything from ``results`` (a run directory, its results.jsonl, or a results root: its latest run)
+    merged with its ``retests`` (a retest alone brings the runs it retests), the run's deviations and
+    ``deviations``, and, where given, the recording; the workbook and CSV files unless ``tables`` is false,
+    the PDF files (signed part, evidence annex) on ``paper`` unless ``pdf`` is false; with ``compare_with``
+    (a baseline run's results file) the comparison with it. A run without retests is read in one pass
+    (``digest``): its passed records are kept without their details."""
     started, started_cpu = time.monotonic(), time.process_time()
-    results_file = results_file_of(results)
-    digest = RunDigest((read_run_info(results_file.parent) or RunInfo()).rails)
-    run = load_run(results_file, keep=digest.take)
+    with cycle_collector_paused():
+        info = read_run_info(run_directory_of(results)) or RunInfo()
+        digest = RunDigest(info.rails, (lambda record: record_rows(record, info)) if tables else None)
+        acceptance = load_acceptance([results, *retests], deviations, keep=digest.take)
+        if not acceptance.digested:
+            for record in acceptance.records:
+                digest.add(record)
+        return _build(acceptance, digest, out, recording, tables=tables, pdf=pdf, paper=paper, compare_with=compare_with,
+                      started=(started, started_cpu))
+
+
+def _build(acceptance: Acceptance, digest: RunDigest, out: Path, recording: Path | None, *, tables: bool, pdf: bool,
+           paper: str, compare_with: Path | None, started: tuple[float, float]) -> ReportFiles:
+    started_wall, started_cpu = started
+    records = acceptance.records
     recorded = RecordedOutputs.open(recording)
-    model = build_model(run.records, run.info, pairs=digest.pairs_frame())
-    analysis = analyse(digest, run.info)
+    model = build_model(records, acceptance.info, pairs=digest.pairs_frame())
+    analysis = analyse(digest, acceptance.info)
     model = replace(model, failing_outliers=len(analysis.failing))
-    localization = analysis.localization()
+    if acceptance.verdict is not None:
+        acceptance = replace(acceptance, verdict=replace(acceptance.verdict, failing_outliers=len(analysis.failing)))
+    localization = analysis.localization(records)
+    compared = compare_runs(compare_with, acceptance.runs[-1].results_file) if compare_with is not None else None
     titles = _titles(model)
-    curves, thresholds = collective_curves(run.records, recorded)
-    versions, odd = version_table(run.records, curves)
+    curves, thresholds = collective_curves(records, recorded)
+    versions, odd = version_table(records, curves)
     failures = model.failures()
-    compared = compare_runs(compare_with, results_file) if compare_with is not None else None
+    approved = signoff_sections.approved_records(acceptance)
+    signatories = tuple((p[0], p[1]) for p in acceptance.plan.sign_off) if acceptance.plan else ()
     sections = [
-        summary_sections.cover(model, _report_date(model, run.results_file), _load_notes(run) + _outlier_notes(analysis)),
+        signoff_sections.cover(model, acceptance, _report_date(model, acceptance.runs[-1].results_file),
+                               _banner(model, acceptance) + list(_outlier_notes(analysis)), signatories,
+                               summary_sections.verdict_line(model)),
+        signoff_sections.coverage(acceptance, titles),
+        signoff_sections.deviations(acceptance),
+        signoff_sections.retests(acceptance),
+        signoff_sections.node_verdicts(acceptance),
         summary_sections.areas(model),
         summary_sections.node_check_matrix(model),
-        pair_views.pair_section(model.pairs, analysis.pairs, localization, run.info.leaves, titles, latency=False),
-        pair_views.pair_section(model.pairs, analysis.pairs, localization, run.info.leaves, titles, latency=True),
+        pair_views.pair_section(model.pairs, analysis.pairs, localization, acceptance.info.leaves, titles, latency=False),
+        pair_views.pair_section(model.pairs, analysis.pairs, localization, acceptance.info.leaves, titles, latency=True),
         fabric_sections.collectives(curves, thresholds, titles, recorded.available),
         findings_sections.versions(versions, odd),
         findings_sections.suspects(localization),
         fleet_sections.outliers(analysis),
         fleet_sections.statistics(analysis),
         comparison_section(compared),
-        findings_sections.failures(failures, titles),
-        findings_sections.appendix(failures, run.records, recorded),
+        findings_sections.failures(failures, titles, approved),
+        signoff_sections.not_applicable(acceptance),
+        findings_sections.appendix(failures, records, recorded),
     ]
     out.mkdir(parents=True, exist_ok=True)
     html = out / REPORT_HTML
-    html.write_text(page(f"Fabric acceptance report: {model.info.site}", sections), encoding="utf-8")
-    html_seconds, html_cpu_seconds = time.monotonic() - started, time.process_time() - started_cpu
-    workbook, csvs = write_tables(_tables(model, versions, analysis, compared), out) if tables else (None, [])
-    pdf_path, note = None, "report.pdf not asked for"
+    footer = f"{acceptance.report_id} rev {acceptance.revision}"
+    text = page(f"Fabric acceptance report: {model.info.site}", sections)
+    html.write_text(text, encoding="utf-8")
+    html_seconds, html_cpu_seconds = time.monotonic() - started_wall, time.process_time() - started_cpu
+    workbook, csvs = write_tables(_tables(model, versions, acceptance, digest, analysis, compared), out) if tables else (None, [])
+    pdfs, note = [], "PDF not asked for"
     if pdf:
-        note = print_pdf(html, out / REPORT_PDF)
-        pdf_path = out / REPORT_PDF if (out / REPORT_PDF).is_file() else None
-    return ReportFiles(html, workbook, csvs, pdf_path, note, html_seconds, html_cpu_seconds, time.monotonic() - started)
+        pdfs, note = print_parts(text, out, paper, footer)
+    return ReportFiles(html, workbook, csvs, pdfs, note, html_seconds, html_cpu_seconds, time.monotonic() - started_wall)

@@ -15,34 +15,39 @@ from pytest_gpufabric.errors import UsageError
 from pytest_gpufabric.fleet.compare import CATEGORIES, Comparison, RunValues, compare
 from pytest_gpufabric.fleet.rules import CompareRule
 from pytest_gpufabric.reporting.acceptance.htmlkit import attrs, section, text
-from pytest_gpufabric.reporting.acceptance.load import RESULTS_FILE, cycle_collector_paused, read_records, results_file_of
+from pytest_gpufabric.reporting.acceptance.load import cycle_collector_paused, read_records
 from pytest_gpufabric.reporting.acceptance.model import nodes_of
 from pytest_gpufabric.reporting.acceptance.runinfo import RunInfo, read_run_info
+from pytest_gpufabric.signoff.runs import RESULTS_FILE, run_directory_of
 
-RUN_RESULTS_DIR = "results"  # per-run results files: <results dir>/results/<run id>.jsonl
 SHOWN_PER_CATEGORY = 20
 TOLERANCE = re.compile(r"^(\d+(?:\.\d+)?)(%?)$")
 
 
-def resolve_results(ref: str, results_dir: Path) -> Path:
-    """The results file a run reference names: a results file, a directory holding ``results.jsonl``, or a run
-    id (or a unique start of one) of a run under ``results_dir``: ``results/<run id>.jsonl`` there, or the
-    ``results.jsonl`` whose ``run.json`` names that run. One line of error when none or several match."""
+def resolve_results(ref: str, root: Path) -> Path:
+    """The results file a run reference names: a results file, a run directory, a results root (its latest run),
+    or a run id under the results ``root`` (``latest``, an id, or a unique start of one). Links are followed, so
+    the file stays that run's when ``latest`` moves on to a new run. One line of error when none or several match."""
     path = Path(ref)
-    if path.exists():
-        return results_file_of(path)
-    runs = results_dir / RUN_RESULTS_DIR
-    found = sorted(runs.glob(f"{glob_escape(ref)}*.jsonl")) if runs.is_dir() else []
-    exact = [candidate for candidate in found if candidate.stem == ref]
-    if exact or len(found) == 1:
-        return (exact or found)[0]
-    info = read_run_info(results_dir)
-    if info is not None and info.run_id.startswith(ref) and (results_dir / RESULTS_FILE).is_file():
-        return results_dir / RESULTS_FILE
-    if len(found) > 1:
-        raise UsageError(f"run {ref!r} is ambiguous in {runs}: {', '.join(c.stem for c in found)}")
-    raise UsageError(f"no results for {ref!r}: not a file or directory, and no run with that id in {results_dir} "
-                     "(give a results.jsonl, its directory, or a run id with --results-dir)")
+    if path.is_file():
+        return path.resolve()
+    if not path.exists():
+        path = _run_under(ref, root)
+    return (run_directory_of(path) / RESULTS_FILE).resolve()
+
+
+def _run_under(ref: str, root: Path) -> Path:
+    """The run directory of ``root`` that ``ref`` names: exactly, else by the unique start of its id."""
+    if (root / ref).is_dir():
+        return root / ref
+    found = sorted(candidate for candidate in root.glob(f"{glob_escape(ref)}*")
+                   if candidate.is_dir() and not candidate.is_symlink()) if ref and root.is_dir() else []
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise UsageError(f"run {ref!r} is ambiguous in {root}: {', '.join(c.name for c in found)}")
+    raise UsageError(f"no results for {ref!r}: not a file or directory, and no run with that id in {root} "
+                     "(give a run directory, its results.jsonl, or a run id with --results-root)")
 
 
 def glob_escape(text: str) -> str:

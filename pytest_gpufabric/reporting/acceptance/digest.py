@@ -12,13 +12,14 @@ bandwidth curves), failed and unmeasured records too. Repeated values are kept o
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from pytest_gpufabric.reporting.acceptance.collectives import has_curves
+from pytest_gpufabric.reporting.acceptance.measurements import MEASUREMENT_COLUMNS
 from pytest_gpufabric.reporting.acceptance.model import nodes_of
 from pytest_gpufabric.reporting.acceptance.pairs import (
     PAIR_COLUMNS,
@@ -58,11 +59,36 @@ class _Codes:
         return table[np.frombuffer(codes, dtype=np.int32)] if len(codes) else np.empty(0, dtype=object)
 
 
-class RunDigest:
-    """Pair rows, item values and fleet statistics values of a run, fed one record at a time (``take``)."""
+class LongTable:
+    """Rows of a long table kept column by column: the values of ``plain`` columns as they are, the others as
+    codes (they repeat: items, checks, nodes, units, sources)."""
 
-    def __init__(self, rails: dict[str, int]) -> None:
+    def __init__(self, columns: Sequence[str], plain: Sequence[str]) -> None:
+        self.columns = tuple(columns)
+        self._plain = frozenset(plain)
+        self._codes = {name: _Codes() for name in self.columns if name not in self._plain}
+        self._data: dict[str, Any] = {name: [] if name in self._plain else array("i") for name in self.columns}
+
+    def add(self, row: Sequence[Any]) -> None:
+        for name, value in zip(self.columns, row):
+            codes = self._codes.get(name)
+            self._data[name].append(value if codes is None else codes(value))
+
+    def frame(self) -> pd.DataFrame:
+        return pd.DataFrame({name: (pd.Series(self._data[name], dtype=object) if name in self._plain
+                                    else self._codes[name].column(self._data[name])) for name in self.columns})
+
+
+class RunDigest:
+    """Pair rows, item values and fleet statistics values of a run, fed one record at a time (``take``); with
+    ``measurement_rows``, also the rows of the measurements table (``measurements.MEASUREMENT_COLUMNS``) of each
+    record before its details are dropped."""
+
+    def __init__(self, rails: dict[str, int],
+                 measurement_rows: Callable[[dict[str, Any]], Iterable[Sequence[Any]]] | None = None) -> None:
         self.rails = rails
+        self._measurement_rows = measurement_rows
+        self._measurements = LongTable(MEASUREMENT_COLUMNS, ("value", "threshold"))
         self._names = _Codes()  # node, NIC names, rails, node ids
         self._texts: dict[str, str] = {}
         self._static = _Codes()  # (check, metric, unit, op, threshold, expected, source) of a pair row
@@ -79,6 +105,9 @@ class RunDigest:
         """Digest one record read from a results file and return what the report keeps of it (the record itself,
         or its summary: the record is changed in place, so it must be nobody else's)."""
         self.add(record)
+        if self._measurement_rows is not None:
+            for row in self._measurement_rows(record):
+                self._measurements.add(row)
         if record.get("outcome") in KEPT_WHOLE or has_curves(record.get("check_id") or ""):
             return record
         return self._summary(record)
@@ -191,6 +220,10 @@ class RunDigest:
         columns["passed"] = np.frombuffer(self._pair_passed, dtype=np.int8).astype(bool) if self._pair_passed else np.empty(0, bool)
         self._pairs = pd.DataFrame({name: columns[name] for name in PAIR_COLUMNS})
         return self._pairs
+
+    def measurements_frame(self) -> pd.DataFrame:
+        """Every judged value of the records taken (one row each; empty without ``measurement_rows``)."""
+        return self._measurements.frame()
 
     def item_values_frame(self) -> pd.DataFrame:
         """One row per numeric value of an ordering comparison that names no NIC pair (``ITEM_VALUE_COLUMNS``)."""

@@ -10,6 +10,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 DPI = 96
+THRESHOLD_COLOURS = ("red", "darkorange", "purple", "brown")
 
 
 def png_data_uri(png: bytes) -> str:
@@ -22,15 +23,17 @@ def _png(figure: Figure) -> bytes:
     return buffer.getvalue()
 
 
-def busbw_png(curves: pd.DataFrame, *, title: str, threshold: float | None) -> bytes:
-    """Bus bandwidth vs message size, log x axis, one line per run, the threshold drawn."""
+def busbw_png(curves: pd.DataFrame, *, title: str, thresholds: dict[float, str]) -> bytes:
+    """Bus bandwidth vs message size, log x axis, one line per run, each node group's own threshold drawn
+    (``thresholds``: value -> the runs judged against it)."""
     figure = Figure(figsize=(8.0, 4.5), layout="constrained")
     axes = figure.add_subplot()
     for label, curve in curves.groupby("label", sort=True):
         curve = curve.sort_values("size_bytes")
         axes.plot(curve["size_bytes"], curve["busbw_gbs"], marker=".", linewidth=1.2, label=str(label))
-    if threshold is not None:
-        axes.axhline(threshold, color="red", linestyle="--", linewidth=1.2, label=f"threshold {threshold:g} GB/s")
+    for number, (threshold, runs) in enumerate(thresholds.items()):
+        axes.axhline(threshold, color=THRESHOLD_COLOURS[number % len(THRESHOLD_COLOURS)], linestyle="--", linewidth=1.2,
+                     label=f"threshold {threshold:g} GB/s ({runs})" if len(thresholds) > 1 else f"threshold {threshold:g} GB/s")
     axes.set_xscale("log", base=2)
     axes.set_xlabel("message size (bytes)")
     axes.set_ylabel("bus bandwidth (GB/s)")

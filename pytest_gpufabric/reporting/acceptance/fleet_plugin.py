@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -14,6 +14,9 @@ from pytest_gpufabric.errors import GpufabricError
 from pytest_gpufabric.reporting.acceptance.fleet_view import FleetAnalysis, analyse_records, run_summary, terminal_lines
 from pytest_gpufabric.reporting.acceptance.runinfo import RunInfo
 
+if TYPE_CHECKING:
+    from pytest_gpufabric.signoff.acceptance import Acceptance
+
 
 class FleetReporting:
     """Registered on the controller (or the only process) of a run with a cluster."""
@@ -21,14 +24,23 @@ class FleetReporting:
     def __init__(self, info: RunInfo, results_file: Path, baseline: Path | None) -> None:
         self.info, self.results_file, self.baseline = info, results_file, baseline
         self.analysis: FleetAnalysis | None = None
+        self.records: list[dict[str, Any]] = []
         self.session: pytest.Session | None = None
 
     def summarize(self, records: list[dict[str, Any]]) -> dict[str, Any] | None:
         """The run summary of the finished run's records (``ResultsWriter`` writes it as the file's last line)."""
         if not records:
             return None
+        self.records = records
         self.analysis = analyse_records(records, self.info)
         return run_summary(self.analysis)
+
+    def failing_outliers(self, acceptance: Acceptance) -> int:
+        """Outliers that fail the run by their profile's rule among the records ``acceptance`` judges: this run's
+        (analysed at its end), or a retest's merged with the runs it retests (analysed as the report does)."""
+        if len(acceptance.runs) == 1:
+            return len(self.analysis.failing) if self.analysis is not None else 0
+        return len(analyse_records(acceptance.records, acceptance.info).failing)
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         self.session = session
@@ -38,7 +50,8 @@ class FleetReporting:
         if self.analysis is not None:
             analysis = self.analysis
             terminalreporter.write_sep("-", "gpufabric fleet outliers")
-            outlier_suspects = [line for line in summary_lines(analysis.localization()) if line.startswith("outlier ")]
+            outlier_suspects = [line for line in summary_lines(analysis.localization(self.records))
+                                if line.startswith("outlier ")]
             for line in terminal_lines(analysis, lambda: outlier_suspects):
                 terminalreporter.write_line(line)
             failing = len(analysis.failing)

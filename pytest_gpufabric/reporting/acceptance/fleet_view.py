@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from pytest_gpufabric.checks.localization import Localization, PairOutcome, localize
+from pytest_gpufabric.checks.localization import Localization, PairOutcome, localize, record_pair_outcomes
 from pytest_gpufabric.fleet.outliers import Judgement, PeerGroups, combined, item_outliers, pair_outliers
 from pytest_gpufabric.fleet.rules import OutlierRule
 from pytest_gpufabric.fleet.statistics import fleet_statistics
@@ -51,15 +51,13 @@ class FleetAnalysis:
         """Outliers that passed their thresholds (the others failed: they are failures already)."""
         return self.outliers[self.outliers["passed"].astype(bool)]
 
-    def localization(self) -> Localization:
-        """Suspects over the failed NIC pairs, then over the outlier pairs that passed their thresholds."""
-        failed = self.pair_table[~self.pair_table["passed"].astype(bool)]
-        outcomes = [PairOutcome(str(r.check_id), f"{r.node_a}/{r.nic_a}", f"{r.node_b}/{r.nic_b}", True)
-                    for r in failed.itertuples(index=False)]
+    def localization(self, records: Iterable[dict[str, Any]]) -> Localization:
+        """Suspects over the NIC pairs of ``records`` exactly as the terminal localizes them (a pair failed: a judged
+        value did not hold), then over the outlier pairs that passed their thresholds."""
         found = self.passing[self.passing["kind"] == "pair"]
-        outcomes += [PairOutcome(str(r.check_id), f"{r.node_a}/{r.nic_a}", f"{r.node_b}/{r.nic_b}", False, outlier=True)
-                     for r in found.itertuples(index=False)]
-        return localize(outcomes)
+        outliers = [PairOutcome(str(r.check_id), f"{r.node_a}/{r.nic_a}", f"{r.node_b}/{r.nic_b}", False, outlier=True)
+                    for r in found.itertuples(index=False)]
+        return localize([*(outcome for record in records for outcome in record_pair_outcomes(record)), *outliers])
 
 
 def analyse(digest: RunDigest, info: RunInfo) -> FleetAnalysis:

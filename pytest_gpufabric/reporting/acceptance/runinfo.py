@@ -45,6 +45,10 @@ class RunInfo:
     leaves: dict[str, str] = field(default_factory=dict)  # "node/nic" -> the switch it is cabled to
     node_profiles: dict[str, str] = field(default_factory=dict)  # node -> its profile, where not the site's
 
+    retest_of: str = ""  # the run id this run retests (--lf, --rerun-failed-pairs, --retest-of)
+    retest_reason: str = ""
+    inputs: dict[str, str] = field(default_factory=dict)  # what the verdict depends on -> SHA-256 (or version)
+
     def profile_of(self, node: str) -> str:
         return self.node_profiles.get(node, self.profile)
 
@@ -72,12 +76,14 @@ class RunInfo:
                                      tuple(str(c) for c in p.get("checks", ())), p.get("outliers"), p.get("compare"))
                          for p in data.get("profiles", []))
         known = {name: data[name] for name in ("site", "profile", "run_id", "plugin_version", "started", "finished",
-                                                 "mode", "inventory") if data.get(name) is not None}
+                                                 "mode", "inventory", "retest_of", "retest_reason")
+                 if data.get(name) is not None}
         rails = {str(nic): int(rail) for nic, rail in dict(data.get("rails", {})).items()}
         leaves = {str(nic): str(leaf) for nic, leaf in dict(data.get("leaves", {})).items()}
         node_profiles = {str(node): str(name) for node, name in dict(data.get("node_profiles", {})).items()}
-        return cls(profiles=profiles, rails=rails, interrupted=data.get("interrupted") is True, leaves=leaves,
-                   node_profiles=node_profiles, **{k: str(v) for k, v in known.items()})
+        inputs = {str(k): str(v) for k, v in dict(data.get("inputs", {})).items()}
+        return cls(profiles=profiles, rails=rails, interrupted=data.get("interrupted") is True, inputs=inputs,
+                   leaves=leaves, node_profiles=node_profiles, **{k: str(v) for k, v in known.items()})
 
 
 def now_text() -> str:

@@ -21,12 +21,12 @@ from pytest_gpufabric.checks.perf_commands import (
     gpu_flag,
     log_path,
     pid_path,
-    port_for,
     server_command,
     stop_command,
 )
 from pytest_gpufabric.errors import MeasurementMissing, UsageError
 from pytest_gpufabric.evidence_runner import EvidenceRunner
+from pytest_gpufabric.exclusive.names import port_for
 from pytest_gpufabric.lab.perftest_standin import SCRIPT as STANDIN
 from pytest_gpufabric.transport.base import CommandResult
 from pytest_gpufabric.transport.beside import STOPPED_EXIT

@@ -16,7 +16,7 @@ from pytest_gpufabric.scheduling.pair_option import (
     selected_node_pairs,
 )
 from pytest_gpufabric.scheduling.plugin import parse_duration
-from pytest_gpufabric.scheduling.resources import resources_of
+from pytest_gpufabric.exclusive.names import resources_of
 from pytest_gpufabric.targets import targets_for_scope
 
 

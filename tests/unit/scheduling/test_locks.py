@@ -9,14 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_gpufabric.scheduling import (
-    ResourceLocks,
-    ResourceLockTimeout,
-    ScheduleLog,
-    find_overlaps,
-    lock_file_name,
-    rail_rounds,
-)
+from pytest_gpufabric.exclusive import ResourceLocks, ResourceLockTimeout, ScheduleLog, find_overlaps, lock_file_name
+from pytest_gpufabric.scheduling import rail_rounds
 from tests.unit.scheduling.helpers import node_names
 
 FORK = multiprocessing.get_context("fork")

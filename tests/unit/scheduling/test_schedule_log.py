@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_gpufabric.scheduling import (
+from pytest_gpufabric.exclusive import (
     ScheduleLog,
     ScheduleLogError,
     ScheduleRecord,

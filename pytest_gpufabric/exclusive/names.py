@@ -1,4 +1,4 @@
-"""The exclusive resources (NICs, GPUs, perftest ports) a check item occupies while it runs.
+"""The exclusive resources (NICs, GPUs, perftest ports) a check item occupies while it runs, by name.
 
 Traffic-generating checks (perftest, collectives, OSU, ping meshes) must never share a NIC or GPU with
 another such check at the same time; read-only checks occupy nothing. A cluster- or node-scoped
@@ -9,13 +9,25 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pytest_gpufabric.checks.perf_commands import port_for
-from pytest_gpufabric.targets import NodePairTarget
+from pytest_gpufabric.errors import UsageError
 
 if TYPE_CHECKING:
     from pytest_gpufabric.inventory import Nic, Node
+    from pytest_gpufabric.targets import NicPairTarget
 
 EXCLUSIVE_AREAS = ("NET", "PERF", "COLL", "OSU")
+# perftest's default port is 18515 (ib_write_bw --help); servers of this plugin use the ports above it.
+BASE_PORT = 18516
+
+
+def port_for(rail: int, offset: int = 0) -> int:
+    """The perftest server port of a NIC on ``rail`` (``offset`` separates the servers of one NIC in one test).
+
+    Concurrent tests never share a NIC, so a port derived from the server NIC's rail is distinct among all the
+    servers running on one node at any time; the port is also a resource of its own (``nic_resources``)."""
+    if rail < 0 or offset < 0:
+        raise UsageError(f"rail {rail} and port offset {offset} must not be negative")
+    return BASE_PORT + rail + 64 * offset
 
 
 def is_exclusive(check_id: str) -> bool:
@@ -29,6 +41,11 @@ def nic_resources(node: Node, nic: Nic) -> list[str]:
     if nic.gpu is not None:
         names.append(f"gpu:{node.name}/{nic.gpu}")
     return names
+
+
+def rail_resources(pair: NicPairTarget) -> tuple[str, ...]:
+    """The NICs, adjacent GPUs and perftest ports one NIC pair occupies, sorted."""
+    return tuple(sorted({*nic_resources(pair.node_a, pair.nic_a), *nic_resources(pair.node_b, pair.nic_b)}))
 
 
 def node_resources(node: Node) -> list[str]:
@@ -62,16 +79,3 @@ def is_traffic(check_id: str, target: Any) -> bool:
     if hasattr(target, "nic_a") or (hasattr(target, "nic") and hasattr(target, "node")):
         return True
     return any(node.nics or node.gpus for node in getattr(target, "nodes", ()))
-
-
-def ordering_keys(target: Any) -> tuple[str, ...]:
-    """What an item occupies for ordering in rounds, at the coarsest grain that keeps rounds right: the NIC
-    of a NIC-level target, else its whole nodes. Two or three names per item, whatever the node's size (the
-    locks, taken when the item runs, hold the exact resources)."""
-    if isinstance(target, NodePairTarget):
-        return target.a.name, target.b.name
-    if hasattr(target, "nic_a"):
-        return f"{target.node_a.name}/{target.nic_a.name}", f"{target.node_b.name}/{target.nic_b.name}"
-    if hasattr(target, "nic") and hasattr(target, "node"):
-        return (f"{target.node.name}/{target.nic.name}",)
-    return tuple(node.name for node in getattr(target, "nodes", ()))
