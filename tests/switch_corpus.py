@@ -385,5 +385,52 @@ FIELD_TEST: tuple[Output, ...] = (
         port("Ethernet0", pfc_enabled=False, dscp_trusted=False), {("ports", "Ethernet8", "watchdog", "enabled"): False})),
 
 
+    # ---------------------------------------------------------------- EOS running-config
+    Output("arista", "show running-config all, EOS (Batfish)", "eos-running-config", "batfish-arista_interface_show_run_all.cfg", merged(
+        port("Ethernet1/1", mtu=9212, speed="100gfull", routed=True, dscp_trusted=True, pfc_enabled=False, no_drop_priorities=[],
+             link_pause="off", ecn_queues=[]),
+        dscp("Ethernet1/1", dscp_26=EOS_DEFAULT_26, dscp_48=EOS_DEFAULT_48),
+        port("Ethernet1/2", routed=False, dscp_trusted=False, pfc_enabled=False, speed="auto", link_pause="off", ecn_queues=[]))),
+    Output("arista", "show running-config all, DCS-7260CX3-64 EOS-4.21.7M (Batfish)", "eos-running-config", "batfish-arista_interface_show_run_all_2.cfg", merged(
+        port("Ethernet1/1", mtu=9212, speed="100gfull", routed=True, dscp_trusted=True, pfc_enabled=False, link_pause="off", ecn_queues=[]),
+        dscp("Ethernet1/1", dscp_26=EOS_DEFAULT_26),
+        port("Ethernet1/3", routed=False, dscp_trusted=False, pfc_enabled=False, speed="auto", link_pause="off"),
+        port("Loopback0", mtu=1500), port("Management1", mtu=1500, link_pause="off"))),
+    Output("arista", "show running-config all, DCS-7260CX3-64E EOS-4.22.3M (Batfish)", "eos-running-config", "batfish-arista_interface_show_run_all_3.cfg", merged(
+        port("Ethernet1/1", mtu=9212, speed="100gfull", routed=True, dscp_trusted=True, pfc_enabled=False, link_pause="off", ecn_queues=[]),
+        port("Ethernet1/3", routed=False, dscp_trusted=False, pfc_enabled=False, speed="auto"),
+        port("Management1", mtu=1500))),
+    Output("arista", "show running-config all, DCS-7260CX-64 EOS-4.22.3M (Batfish)", "eos-running-config", "batfish-qos.cfg", merged(
+        port("Ethernet1/1", routed=True, dscp_trusted=True, pfc_enabled=False, link_pause="off"), dscp("Ethernet1/1", dscp_26=EOS_DEFAULT_26),
+        port("Ethernet1/2", routed=True, dscp_trusted=True, pfc_enabled=False))),
+    Output("arista", "EOS-4.19.0F (Batfish)", "eos-running-config", "batfish-arista100gfull.cfg", merged(
+        port("Ethernet1/1", routed=True, speed="100gfull", dscp_trusted=True, pfc_enabled=False, link_pause="off"))),
+    Output("arista", "EOS (Batfish)", "eos-running-config", "batfish-aristaInterface.cfg", merged(
+        port("Ethernet3/2/1", mtu=9000, pfc_enabled=False), port("Ethernet3/2/1.4", routed=True))),
+    Output("arista", "AVD eos_designs connected endpoints", "eos-running-config", "avd-connected_endpoints.cfg", merged(
+        port("Ethernet4", routed=False, pfc_enabled=False, dscp_trusted=False, link_pause="off"),
+        port("Ethernet1", pfc_enabled=False, link_pause="off"),
+        {("ports", "Ethernet12", "pfc_enabled"): NOT_READ, ("ports", "Port-Channel17", "pfc_enabled"): NOT_READ},
+        port("Port-Channel17", routed=False))),
+    Output("arista", "AVD eos_cli_config_gen port-channels", "eos-running-config", "avd-port-channel-interfaces.cfg", merged(
+        port("Port-Channel8", routed=True, dscp_trusted=True, pfc_enabled=False),
+        port("Port-Channel17", routed=True, dscp_trusted=True, pfc_enabled=False), dscp("Port-Channel17", dscp_26=EOS_DEFAULT_26),
+        port("Port-Channel101", routed=False, dscp_trusted=False), port("Port-Channel3", routed=False, dscp_trusted=False),
+        port("Port-Channel100.101", mtu=1500, routed=True))),
+    Output("arista", "AVD eos_designs WAN edge", "eos-running-config", "avd-cv-pathfinder-edge1.cfg", merged(
+        port("Ethernet52", mtu=9214, routed=True, dscp_trusted=True, pfc_enabled=False),
+        port("Ethernet52.142", mtu=9214, routed=True), port("Ethernet1/49.3", routed=True),
+        port("Ethernet3", routed=True, pfc_enabled=False, dscp_trusted=True), port("Dps1", mtu=9194))),
+    # ---------------------------------------------------------------- EOS show interfaces
+    Output("arista", "cEOS (FakeNOS recording)", "eos-interfaces", "fakenos-ceos1.txt", merged(
+        status("Ethernet1", oper_up=True, mtu=1500, speed_gbps=1.0), counters("Ethernet1", in_discards=0, out_discards=0),
+        status("Ethernet3", oper_up=True, mtu=9214, speed_gbps=1.0), counters("Ethernet3", in_discards=0, out_discards=0),
+        status("Ethernet4", oper_up=True, mtu=9214, speed_gbps=1.0), counters("Ethernet4", in_discards=0),
+        status("Loopback0", oper_up=True, mtu=65535), {("Loopback0", 1, "in_discards"): ABSENT, ("Loopback0", 0, "speed_gbps"): ABSENT},
+        status("Management0", oper_up=True, mtu=1500, speed_gbps=1.0), counters("Management0", in_discards=47, out_discards=0),
+        status("Vlan500", oper_up=True, mtu=1500))),
+    Output("arista", "vEOS (NAPALM get_facts)", "eos-interfaces-json", "napalm-get-facts-show_interfaces.json", merged(
+        status("Management1", oper_up=True, mtu=1500, speed_gbps=1.0), counters("Management1", in_discards=0, out_discards=0),
+        status("Ethernet1", oper_up=True, mtu=9214), counters("Ethernet4", in_discards=0, out_discards=0))),
 )
 CORPUS = CORPUS + FIELD_TEST

@@ -96,3 +96,40 @@ def test_a_table_whose_dash_line_is_lost_is_never_misread(parse, tool: str, name
         assert type(exc).__name__ == "ParseError", exc
         return
     assert_never_misread(original, variant)
+
+
+# -------------------------------------------------------------------------------------------------------------- EOS
+
+def test_the_defaults_show_running_config_all_prints_are_understood() -> None:
+    parsed = parse_running_config(read_output("eos-running-config", "batfish-arista_interface_show_run_all_2.cfg"))
+    assert parsed.unread == ()  # `no priority-flow-control priority 3`, `default qos trust`, the tx-queues' no-forms ...
+    routed, switched = parsed.facts.ports["Ethernet1/1"], parsed.facts.ports["Ethernet1/3"]
+    assert (routed.pfc_enabled, routed.no_drop_priorities, routed.ecn_queues, routed.dscp_trusted) == (False, frozenset(), (), True)
+    assert routed.dscp_to_tc is not None and routed.dscp_to_tc[26] == 3  # `service-policy type pdp` does not classify
+    assert (switched.dscp_trusted, switched.speed, switched.link_pause) == (False, "auto", "off")
+
+
+def test_a_subinterface_is_routed_and_trusts_dscp() -> None:
+    ports = parse_running_config(read_output("eos-running-config", "avd-cv-pathfinder-edge1.cfg")).facts.ports
+    for name in ("Ethernet52.142", "Ethernet1/49.3"):
+        assert ports[name].routed is True and ports[name].dscp_trusted is True, name
+
+
+def test_an_interface_line_a_paste_shifted_starts_its_own_interface() -> None:
+    """The paste put a space before `Management0 is up`: its MTU, speed and 47 input discards are Management0's,
+    never Loopback0's (the interface above it)."""
+    facts = parse_interfaces_text(read_output("eos-interfaces", "fakenos-ceos1.txt")).facts
+    loopback, management = facts["Loopback0"], facts["Management0"]
+    assert (loopback[0].mtu, loopback[0].speed_gbps, loopback[1].in_discards) == (65535, None, None)
+    assert (management[0].mtu, management[0].speed_gbps, management[1].in_discards) == (1500, 1.0, 47)
+
+
+def test_two_interfaces_merged_by_a_damaged_output_leave_their_values_unknown() -> None:
+    text = ("Ethernet1 is up, line protocol is up (connected)\n  Ethernet MTU 9214 bytes, BW 100000000 kbit\n"
+            "     0 input errors, 0 CRC, 0 alignment, 0 symbol, 0 input discards\n"
+            "  IP MTU 1500 bytes (default), BW 1000000 kbit\n"
+            "     0 input errors, 0 CRC, 0 alignment, 0 symbol, 12 input discards\n")
+    parsed = parse_interfaces_text(text)
+    status, counters = parsed.facts["Ethernet1"]
+    assert (status.mtu, counters.in_discards) == (None, None)
+    assert {u.line for u in parsed.unread} == {2, 3, 4, 5}
