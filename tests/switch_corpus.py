@@ -432,5 +432,53 @@ FIELD_TEST: tuple[Output, ...] = (
     Output("arista", "vEOS (NAPALM get_facts)", "eos-interfaces-json", "napalm-get-facts-show_interfaces.json", merged(
         status("Management1", oper_up=True, mtu=1500, speed_gbps=1.0), counters("Management1", in_discards=0, out_discards=0),
         status("Ethernet1", oper_up=True, mtu=9214), counters("Ethernet4", in_discards=0, out_discards=0))),
+    # ---------------------------------------------------------------- Junos configuration
+    Output("juniper", "QFX5240-64OD spine, Evolved (JVD AI back end)", "junos-configuration", "jvd-aiml_multitenancy_backend-spine1_qfx5240-64od.conf", merged(
+        port("et-0/0/0:0", mtu=9216, speed="400g", pfc_enabled=True, no_drop_priorities=[3], dscp_trusted=True),
+        dscp("et-0/0/0:0", dscp_26=4, dscp_48=3),
+        ecn("et-0/0/0:0", 0, queue=3, ecn=False), ecn("et-0/0/0:0", 1, queue=4, ecn=True, min_threshold=55.0, max_threshold=90.0, max_mark_probability=100, unit="percent"),
+        {("ports", "et-0/0/0:0", "priority_queues", 3): 4, ("ports", "et-0/0/0:0", "watchdog", "enabled"): True},
+        port("et-0/0/2:0", pfc_enabled=True, no_drop_priorities=[3]), port("et-0/0/0", speed="400g"))),
+    Output("juniper", "QFX5230-64CD, Evolved 23.4R2-S3 (JVD 5-stage)", "junos-configuration", "jvd-5stage_evpn_vxlan-superspine1_qfx5230-64cd.conf", merged(
+        port("et-0/0/0", mtu=9216, speed="100g", pfc_enabled=False, no_drop_priorities=[], dscp_trusted=True),
+        dscp("et-0/0/0", dscp_26=5, dscp_48=7, dscp_10=0, dscp_0=1),
+        ecn("et-0/0/0", 0, queue=0, ecn=True, min_threshold=0.0, max_threshold=20.0, max_mark_probability=100, unit="percent"),
+        ecn("et-0/0/0", 1, queue=1, ecn=False), ecn("et-0/0/0", 2, queue=2, ecn=True, min_threshold=1.0, max_threshold=2.0))),
+    Output("juniper", "QFX5220-32CD, Evolved 23.4R2-S3 (JVD 5-stage)", "junos-configuration", "jvd-5stage_evpn_vxlan-storage-spine1_qfx5220-32cd.conf", merged(
+        port("et-0/0/0", mtu=9216, pfc_enabled=False, dscp_trusted=True), dscp("et-0/0/0", dscp_26=5),
+        ecn("et-0/0/0", 0, queue=0, ecn=True, max_threshold=20.0))),
+    Output("juniper", "QFX5210-64C, Junos 23.4R2-S3.2 (JVD 5-stage)", "junos-configuration", "jvd-5stage_evpn_vxlan-compute-spine1_qfx5210-64c.conf", merged(
+        port("et-0/0/0", mtu=9216, pfc_enabled=False, dscp_trusted=True), dscp("et-0/0/0", dscp_26=5, dscp_48=7, dscp_10=0),
+        ecn("et-0/0/0", 0, queue=0, ecn=True, min_threshold=0.0, max_threshold=20.0), ecn("et-0/0/0", 2, queue=2, ecn=True, min_threshold=1.0, max_threshold=2.0))),
+    Output("juniper", "QFX5700, Evolved 22.2R3-S3.12 (JVD 3-stage)", "junos-configuration", "jvd-configuration-borderleaf1_qfx5700.conf", merged(
+        port("et-0/0/2", mtu=9216, pfc_enabled=False), port("et-0/0/0", pfc_enabled=False))),
+    Output("juniper", "QFX5120-48Y, Junos 22.2R3-S3.18 (JVD 3-stage)", "junos-configuration", "jvd-3stage_dc-server-leaf1_qfx5120-48y.conf", merged(
+        port("xe-0/0/0", mtu=9216, pfc_enabled=False), port("xe-0/0/1", pfc_enabled=False))),
+    Output("juniper", "QFX5120-48Y, Junos 22.2R3-S3.18 (JVD 3-stage ESI)", "junos-configuration", "jvd-3stage_dc-esi-leaf1_qfx5120-48y.conf", merged(
+        port("xe-0/0/0", mtu=9216, pfc_enabled=False), port("xe-0/0/1", pfc_enabled=False))),
+    Output("juniper", "QFX5210, display set (JVD automation)", "junos-configuration", "jvd-automation-cu_du_qfx5210.set", merged(
+        port("et-0/0/2", pfc_enabled=False), port("et-0/0/4", pfc_enabled=False), port("xe-0/0/8:0", pfc_enabled=False))),
+    # ---------------------------------------------------------------- Junos show interfaces
+    Output("juniper", "MX ae0 extensive (genieparser)", "junos-interfaces", "genieparser-ShowInterfacesExtensive-golden_output4.txt", merged(
+        status("ae0", oper_up=True, mtu=1514, speed_gbps=2.0, link_pause="off"), counters("ae0", in_discards=0, out_discards=0),
+        {("ae0", 1, "queue_drops", "0"): 0, ("ae0", 1, "queue_drops", "3"): 0})),
+    Output("juniper", "ae0 extensive, tab-ended lines (genieparser)", "junos-interfaces", "genieparser-ShowInterfacesExtensive-golden_output_1.txt", merged(
+        status("ae0", oper_up=True, mtu=1514, speed_gbps=30.0, link_pause="off"))),
+    Output("juniper", "MX extensive, flattened indentation (genieparser)", "junos-interfaces", "genieparser-ShowInterfaces-golden_output_2.txt", merged(
+        status("ge-0/0/0", oper_up=True, mtu=1514, speed_gbps=1.0, link_pause="on"), counters("ge-0/0/0", in_discards=0, out_discards=0),
+        status("ge-0/0/2", oper_up=True, mtu=1514, speed_gbps=1.0), counters("ge-0/0/2", out_discards=0))),
+    Output("juniper", "MX show interfaces ge-0/0/0 (genieparser)", "junos-interfaces", "genieparser-ShowInterfaces-golden_output_3.txt", merged(
+        status("ge-0/0/0", oper_up=True, mtu=1514, speed_gbps=1.0, link_pause="on"), {("ge-0/0/0", 1, "in_discards"): ABSENT})),
+    Output("juniper", "show interfaces ge-0/0/1.0, a logical unit (genieparser)", "junos-interfaces", "genieparser-ShowInterfaces-golden_output_4.txt", {}),
+    Output("juniper", "lo0 (genieparser)", "junos-interfaces", "genieparser-ShowInterfaces-golden_output_5.txt", merged(
+        status("lo0", oper_up=True), {("lo0", 0, "mtu"): ABSENT})),
+    Output("juniper", "MX show interfaces queue (genieparser)", "junos-interfaces", "genieparser-ShowInterfacesQueue-golden_output.txt", merged(
+        {("ge-0/0/2", 0, "oper_up"): True, ("ge-0/0/2", 1, "queue_drops", "0"): 0, ("ge-0/0/2", 1, "queue_drops", "4"): 0})),
+    Output("juniper", "SRX show interfaces statistics (genieparser)", "junos-interfaces", "genieparser-ShowInterfacesStatistics-golden_output.txt", merged(
+        status("ge-0/0/0", oper_up=True, mtu=1514, speed_gbps=1.0, link_pause="on"), {("ge-0/0/0", 1, "in_discards"): ABSENT})),
+    Output("juniper", "QFX show interfaces et-0/0/0 detail (genieparser)", "junos-interfaces", "genieparser-ShowInterfacesInterfaceDetail-golden_output.txt", merged(
+        status("et-0/0/0", oper_up=True, mtu=1514, speed_gbps=100.0, link_pause="on"),
+        {("et-0/0/0", 1, "queue_drops", "0"): 0, ("et-0/0/0", 1, "queue_drops", "3"): 0})),
+    Output("juniper", "irb logical unit (ntc-templates)", "junos-interfaces", "ntc-juniper_junos_show_interfaces_irb.txt", {}),
 )
 CORPUS = CORPUS + FIELD_TEST

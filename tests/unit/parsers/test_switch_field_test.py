@@ -133,3 +133,144 @@ def test_two_interfaces_merged_by_a_damaged_output_leave_their_values_unknown() 
     status, counters = parsed.facts["Ethernet1"]
     assert (status.mtu, counters.in_discards) == (None, None)
     assert {u.line for u in parsed.unread} == {2, 3, 4, 5}
+
+
+# ------------------------------------------------------------------------------------------------------------ Junos
+
+JVD_CONFIGS = ["jvd-aiml-backend-leaf1_qfx5240-64od.conf", "jvd-5stage-compute-leaf1_qfx5120-48ym.conf",
+               "jvd-5stage_evpn_vxlan-superspine1_qfx5230-64cd.conf", "jvd-5stage_evpn_vxlan-compute-spine1_qfx5210-64c.conf",
+               "s0-2.5.3-class-of-service.txt"]
+
+
+@pytest.mark.parametrize("name", JVD_CONFIGS)
+@pytest.mark.parametrize("split_lists", [False, True])
+def test_display_set_gives_the_facts_of_the_hierarchical_form(name: str, split_lists: bool) -> None:
+    hierarchical = read_output("junos-configuration", name)
+    as_set = parse_configuration(display_set(hierarchical, split_lists=split_lists))
+    assert flat(as_set) == flat(parse_configuration(hierarchical))
+
+
+def test_a_real_display_set_configuration_is_read() -> None:
+    ports = parse_configuration(read_output("junos-configuration", "jvd-automation-cu_du_qfx5210.set")).facts.ports
+    assert set(ports) == {"et-0/0/2", "et-0/0/4", "xe-0/0/8:0"} and ports["et-0/0/2"].pfc_enabled is False
+
+
+INACTIVE = read_output("junos-configuration", "jvd-aiml-backend-leaf1_qfx5240-64od.conf").replace(
+    "            congestion-notification-profile cnp;", "            inactive: congestion-notification-profile cnp;")
+
+
+def test_an_inactive_statement_is_not_in_effect() -> None:
+    assert INACTIVE.count("inactive: ") == 1
+    port = parse_configuration(INACTIVE).facts.ports["et-0/0/0:0"]
+    assert (port.pfc_enabled, port.no_drop_priorities) == (False, frozenset())
+    assert parse_configuration(display_set(INACTIVE, split_lists=True)).facts.ports["et-0/0/0:0"].pfc_enabled is False
+
+
+def test_a_list_that_runs_over_two_lines_is_one_statement() -> None:
+    parsed = parse_configuration(read_output("junos-configuration", "jvd-3stage_dc-server-leaf1_qfx5120-48y.conf"))
+    assert parsed.unread == () and parsed.facts.ports["xe-0/0/0"].mtu == 9216
+
+
+@pytest.mark.parametrize("line", [";", "{", "   ;", "drop-profile-map;"])
+def test_a_statement_without_its_words_is_unread_not_a_crash(line: str) -> None:
+    text = read_output("junos-configuration", "jvd-aiml-backend-leaf1_qfx5240-64od.conf")
+    damaged = text.replace("        s1 {\n", "        s1 {\n" + line + ("\n}" if line.strip() == "{" else "") + "\n", 1)
+    parsed = parse_configuration(damaged)
+    assert parsed.facts.ports["et-0/0/0:0"].mtu == 9216
+
+
+DEFAULT_CLASSES = """interfaces {
+    et-0/0/1 {
+        mtu 9216;
+    }
+    et-0/0/2 {
+        mtu 9216;
+    }
+}
+class-of-service {
+    classifiers {
+        dscp builtin-classes {
+            forwarding-class no-loss {
+                loss-priority low code-points 011010;
+            }
+            forwarding-class network-control {
+                loss-priority low code-points 110000;
+            }
+        }
+        dscp unknown-class {
+            forwarding-class rocev2 {
+                loss-priority low code-points 011010;
+            }
+        }
+    }
+    interfaces {
+        et-0/0/1 {
+            classifiers {
+                dscp builtin-classes;
+            }
+        }
+        et-0/0/2 {
+            classifiers {
+                dscp unknown-class;
+            }
+        }
+    }
+}
+"""
+
+
+def test_the_default_forwarding_classes_of_the_switch_give_their_queues() -> None:
+    """A classifier may name a default class of the QFX (no-loss, queue 4) without defining it: DSCP is trusted and
+    26 lands in queue 4; a class neither defined nor default leaves the classification unknown (never 'untrusted')."""
+    parsed = parse_configuration(DEFAULT_CLASSES)
+    builtin, unknown = parsed.facts.ports["et-0/0/1"], parsed.facts.ports["et-0/0/2"]
+    assert (builtin.dscp_trusted, builtin.dscp_to_tc) == (True, {26: 4, 48: 7})
+    assert (unknown.dscp_trusted, unknown.dscp_to_tc) == (None, None)
+    assert any("rocev2" in u.reason and u.scope == "et-0/0/2" for u in parsed.unread)
+
+
+def test_show_interfaces_queue_gives_the_drops_of_each_queue() -> None:
+    facts = parse_interfaces(read_output("junos-interfaces", "genieparser-ShowInterfacesQueue-golden_output.txt")).facts
+    assert facts["ge-0/0/2"][1].queue_drops == {"0": 0, "1": 0, "2": 0, "3": 0, "4": 0}
+    text = read_output("junos-interfaces", "genieparser-ShowInterfacesQueue-golden_output.txt").replace(
+        "Tail-dropped packets :                     0", "Tail-dropped packets :                    17", 1)
+    assert parse_interfaces(text).facts["ge-0/0/2"][1].queue_drops["0"] == 17
+
+
+@pytest.mark.parametrize("name", ["genieparser-ShowInterfaces-golden_output_4.txt", "ntc-juniper_junos_show_interfaces_irb.txt"])
+def test_an_output_of_a_logical_unit_alone_is_understood_and_has_no_port(name: str) -> None:
+    parsed = parse_interfaces(read_output("junos-interfaces", name))
+    assert parsed.facts == {}
+
+
+# ---------------------------------------------------------------------------------------------------- no crash ever
+
+CRASH_OUTPUTS = [
+    (parse_running_config, "eos-running-config", "batfish-arista_interface_show_run_all.cfg"),
+    (parse_interfaces_text, "eos-interfaces", "fakenos-ceos1.txt"),
+    (parse_configuration, "junos-configuration", "jvd-aiml_multitenancy_backend-spine1_qfx5240-64od.conf"),
+    (parse_interfaces, "junos-interfaces", "genieparser-ShowInterfacesExtensive-golden_output4.txt"),
+    (parse_pfcwd_stats, "sonic-pfcwd-stats", "utilities-682-operational.txt"),
+    (parse_queue_counters, "sonic-queue-counters", "mgmt-trimming-mlnx.txt"),
+]
+
+
+@pytest.mark.parametrize(("parse", "tool", "name"), CRASH_OUTPUTS, ids=[t for _, t, _ in CRASH_OUTPUTS])
+def test_a_damaged_line_is_refused_or_unread_never_a_crash(parse, tool: str, name: str) -> None:  # type: ignore[no-untyped-def]
+    lines = read_output(tool, name).split("\n")
+
+    @given(data=st.data())
+    @VARIANTS
+    def check(data: st.DataObject) -> None:
+        damaged = list(lines)
+        for _ in range(data.draw(st.integers(1, 3))):
+            at = data.draw(st.integers(0, len(damaged) - 1))
+            cut = data.draw(st.integers(0, len(damaged[at])))
+            damaged[at] = damaged[at][:cut] + data.draw(st.sampled_from(["", "{", "}", ";", "[", "]", ":", "/", "\t", " -"])) \
+                + damaged[at][data.draw(st.integers(cut, len(damaged[at]))):]
+        try:
+            parse("\n".join(damaged))
+        except Exception as exc:  # noqa: BLE001 - only a refusal is allowed
+            assert type(exc).__name__ == "ParseError", exc
+
+    check()
