@@ -43,9 +43,10 @@ def ssh_probe_command(destination: str) -> str:
     return sh("ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", destination, "true")
 
 
-def loss_percent(result: PingResult) -> float:
-    """Loss of one ping; a ping that could not send at all ("Network is unreachable") counts as 100 %."""
-    if result.fatal_error is not None or result.loss_percent is None:
+def loss_percent(result: PingResult) -> float | None:
+    """Loss of one ping; a ping that could not send at all ("Network is unreachable") counts as 100 %; None (not
+    measured) when the output has no statistics line that was understood."""
+    if result.fatal_error is not None:
         return 100.0
     return result.loss_percent
 

@@ -15,6 +15,7 @@ from pytest_gpufabric.checks.connectivity import (
 from pytest_gpufabric.context import CheckContext, parse_output
 from pytest_gpufabric.measuring.rails import RailRunner
 from pytest_gpufabric.parsers.ping import parse_ping
+from pytest_gpufabric.parsers.reading import facts_of
 from pytest_gpufabric.targets import NicPairTarget, NodePairTarget
 from pytest_gpufabric.verdict import Judged
 
@@ -34,7 +35,7 @@ def test_ping_mesh(node_pair: NodePairTarget, gpufabric: CheckContext) -> None:
 def test_jumbo_frames(node_pair: NodePairTarget, gpufabric: CheckContext) -> None:
     def measure(runner: RailRunner, pair: NicPairTarget) -> list[Judged]:
         source, destination = str(pair.nic_a.address), str(pair.nic_b.address)
-        result = parse_output(parse_ping, runner.run(pair.node_a.name, jumbo_ping_command(source, destination)))
+        result = facts_of(parse_output(parse_ping, runner.run(pair.node_a.name, jumbo_ping_command(source, destination))))
         return [("loss_percent", loss_percent(result), f"{pair.id} ({source} -> {destination}, 8972 bytes, DF)", describe(result))]
     gpufabric.expect_rails(gpufabric.measure_rails(measure), lambda values: values)
 

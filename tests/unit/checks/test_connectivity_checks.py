@@ -23,7 +23,7 @@ def test_commands_match_the_documents() -> None:
 
 
 def test_loss_of_real_outputs() -> None:
-    assert loss_percent(parse_ping((PING / "netns-routed-ok.txt").read_text())) == 0.0
-    assert loss_percent(parse_ping((PING / "netns-peer-mtu1500-loss.txt").read_text())) == 100.0
-    unreachable = parse_ping((PING / "netns-network-unreachable.txt").read_text())
+    assert loss_percent(parse_ping((PING / "netns-routed-ok.txt").read_text()).facts) == 0.0
+    assert loss_percent(parse_ping((PING / "netns-peer-mtu1500-loss.txt").read_text()).facts) == 100.0
+    unreachable = parse_ping((PING / "netns-network-unreachable.txt").read_text()).facts
     assert loss_percent(unreachable) == 100.0 and "unreachable" in describe(unreachable).lower()

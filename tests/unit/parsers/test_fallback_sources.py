@@ -19,14 +19,14 @@ SLURM = "slurm_appliance_pr988_two_ports.txt"
 
 
 def test_ibstatus_roce_ports(output) -> None:
-    ports = parse_ibstatus(output("ibstatus", NCCL_1866))
+    ports = parse_ibstatus(output("ibstatus", NCCL_1866)).facts
     assert [(p.device, p.port, p.state, p.physical_state, p.rate_gbps, p.link_layer) for p in ports] == [
         ("mlx5_0", 1, "ACTIVE", "LinkUp", 100.0, "Ethernet"), ("mlx5_1", 1, "ACTIVE", "LinkUp", 100.0, "Ethernet")]
     assert ports[1].default_gid == "fe80:0000:0000:0000:8ae9:a4ff:fe9c:7f1b"
 
 
 def test_ibstatus_tab_separated_down_ports(output) -> None:
-    ports = parse_ibstatus(output("ibstatus", NCCL_1935))
+    ports = parse_ibstatus(output("ibstatus", NCCL_1935)).facts
     assert [p.device for p in ports] == ["mlx5_11", "mlx5_2", "mlx5_3", "mlx5_4", "mlx5_5"]
     assert {(p.state, p.physical_state) for p in ports} == {("DOWN", "Disabled")}
     assert (ports[1].rate_gbps, ports[1].link_layer) == (40.0, "Ethernet")
@@ -52,7 +52,7 @@ def test_ibstatus_state_without_its_code(output, parse_error) -> None:
 
 
 def test_show_gids_roce_v2_entry_of_a_pod(output) -> None:
-    table = parse_show_gids(output("show-gids", MULTUS))
+    table = parse_show_gids(output("show-gids", MULTUS)).facts
     entry = table.get("mlx5_4", 1, 5)
     assert (entry.gid, entry.ipv4, entry.version, entry.roce_type, entry.netdev) == (
         "0000:0000:0000:0000:0000:ffff:ac14:0101", "172.20.1.1", "v2", "RoCE v2", "net1")
@@ -60,7 +60,7 @@ def test_show_gids_roce_v2_entry_of_a_pod(output) -> None:
 
 
 def test_show_gids_space_aligned_and_indented(output) -> None:
-    table = parse_show_gids(output("show-gids", NCCL_TESTS_192))
+    table = parse_show_gids(output("show-gids", NCCL_TESTS_192)).facts
     assert len(table.entries) == 8
     third = table.get("mlx5_1", 1, 3)
     assert (third.ipv4, third.version, third.netdev) == ("11.0.0.73", "v2", "ens2np0")
@@ -68,7 +68,7 @@ def test_show_gids_space_aligned_and_indented(output) -> None:
 
 
 def test_show_gids_with_no_gid(output) -> None:
-    assert parse_show_gids(output("show-gids", "k8s_rdma_sriov_issue30_no_gids.txt")).entries == ()
+    assert parse_show_gids(output("show-gids", "k8s_rdma_sriov_issue30_no_gids.txt")).facts.entries == ()
 
 
 @pytest.mark.parametrize(("old", "new", "fragment"), [
@@ -85,7 +85,7 @@ def test_show_gids_row_cut_inside_its_gid(output, parse_error) -> None:
 
 
 def test_sysfs_port_files(output) -> None:
-    ports = parse_sysfs_infiniband(output("sysfs-infiniband", SLURM))
+    ports = parse_sysfs_infiniband(output("sysfs-infiniband", SLURM)).facts
     port = ports.get("mlx5_1")
     assert (port.coded("state"), port.coded("phys_state"), port.attributes["rate"]) == ("ACTIVE", "LinkUp", "100 Gb/sec (4X EDR)")
     assert port.netdev is None and ports.get("mlx5_2") is None

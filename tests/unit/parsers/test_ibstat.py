@@ -15,7 +15,7 @@ from pytest_gpufabric.parsers.ibstat import parse_ibstat
     ids=["cx6dx", "bluefield3-bonds", "cx7"],
 )
 def test_ibstat(output, name: str, adapters: tuple[str, ...], ca: str, ca_type: str, rate: int, node_guid: str) -> None:
-    ibstat = parse_ibstat(output("ibstat", name))
+    ibstat = parse_ibstat(output("ibstat", name)).facts
     assert tuple(adapter.name for adapter in ibstat.adapters) == adapters
     adapter = ibstat.get(ca)
     port = adapter.port(1)

@@ -14,7 +14,7 @@ TOOL = "proc-cmdline"
     ids=["amd", "intel"],
 )
 def test_documented_command_lines(output, name: str, vendor_key: str) -> None:
-    cmdline = parse_kernel_cmdline(output(TOOL, name))
+    cmdline = parse_kernel_cmdline(output(TOOL, name)).facts
     assert cmdline.iommu == "pt"
     assert cmdline.get(vendor_key) == "on"
     other = {"amd_iommu", "intel_iommu"} - {vendor_key}
@@ -25,7 +25,7 @@ def test_documented_command_lines(output, name: str, vendor_key: str) -> None:
 
 
 def test_last_occurrence_wins_and_init_arguments_are_dropped() -> None:
-    cmdline = parse_kernel_cmdline('quiet iommu=on iommu=pt "x=a b" -- init-arg iommu=off\n')
+    cmdline = parse_kernel_cmdline('quiet iommu=on iommu=pt "x=a b" -- init-arg iommu=off\n').facts
     assert cmdline.iommu == "pt"
     assert cmdline.get("x") == "a b"
     assert not cmdline.has("init-arg")

@@ -18,7 +18,7 @@ ALL_OFF = dict.fromkeys(["SrcValid", "TransBlk", "ReqRedir", "CmpltRedir", "Upst
     ids=["amd-gpu-tab-indented", "intel-nic-space-indented"],
 )
 def test_endpoint(output, name: str, bdf: str, class_name: str, driver: str, speed: float, width: int) -> None:
-    (function,) = parse_lspci(output(TOOL, name)).functions
+    (function,) = parse_lspci(output(TOOL, name)).facts.functions
     assert (function.bdf, function.class_name, function.driver) == (bdf, class_name, driver)
     assert not function.is_bridge
     assert function.capabilities_readable
@@ -30,7 +30,7 @@ def test_endpoint(output, name: str, bdf: str, class_name: str, driver: str, spe
 
 
 def test_lookup_accepts_short_address(output) -> None:
-    report = parse_lspci(output(TOOL, "rocm_docs_pcie_debug_gpu.txt"))
+    report = parse_lspci(output(TOOL, "rocm_docs_pcie_debug_gpu.txt")).facts
     assert report.get("43:00.0") is report.functions[0]
     assert report.get("0000:44:00.0") is None
 
@@ -48,7 +48,7 @@ def test_bridge_with_acs_enabled_and_downgraded_link(output) -> None:
         "\t\tACSCtl:\tSrcValid+ TransBlk- ReqRedir+ CmpltRedir+ UpstreamFwd+ EgressCtrl- DirectTrans-\n"
         "\tKernel driver in use: pcieport\n\n"
     )
-    report = parse_lspci(bridge + output(TOOL, "rocm_docs_pcie_debug_gpu.txt"))
+    report = parse_lspci(bridge + output(TOOL, "rocm_docs_pcie_debug_gpu.txt")).facts
     root = report.get("0000:00:01.1")
     assert root.is_bridge and root.driver == "pcieport"
     assert root.acs_ctl["SrcValid"] is True and root.acs_ctl["TransBlk"] is False
@@ -64,7 +64,7 @@ def test_no_acs_capability_and_unreadable_capabilities() -> None:
         "\tSubsystem: Intel Corporation Device 7a06\n"
         "\tCapabilities: <access denied>\n"
     )
-    (function,) = parse_lspci(text).functions
+    (function,) = parse_lspci(text).facts.functions
     assert function.acs_ctl is None and function.acs_enabled is None
     assert function.link_cap is None and function.link_sta is None
     assert not function.capabilities_readable

@@ -19,7 +19,7 @@ DOCUMENTED_PRIO_MAP = {0: 0, 1: 0, 2: 0, 3: 1, 4: 0, 5: 0, 6: 0, 7: 2}
     ids=["qos-ets-show", "older-getqos"],
 )
 def test_configured_qos(output, name: str, bandwidth: tuple[int, ...]) -> None:
-    qos = parse_niccli_qos(output("niccli-qos", name))
+    qos = parse_niccli_qos(output("niccli-qos", name)).facts
     assert qos.prio_map == DOCUMENTED_PRIO_MAP
     assert qos.tc_bandwidth == bandwidth
     assert (qos.tsa_map[0], qos.tsa_map[1], qos.tsa_map[2]) == ("ets", "ets", "strict")
@@ -32,7 +32,7 @@ def test_configured_qos(output, name: str, bandwidth: tuple[int, ...]) -> None:
 
 
 def test_unconfigured_qos_of_faq5(output) -> None:
-    qos = parse_niccli_qos(output("niccli-qos", "s0_ets_show_unconfigured.txt"))
+    qos = parse_niccli_qos(output("niccli-qos", "s0_ets_show_unconfigured.txt")).facts
     assert qos.unconfigured
     assert qos.pfc_enabled == frozenset()
     assert qos.app is None and qos.tc_rate_limit is None
@@ -59,7 +59,7 @@ def test_malformed_qos(output, parse_error, text, fragments) -> None:
 
 
 def test_pri2cos(output) -> None:
-    table = parse_niccli_pri2cos(output("niccli-pri2cos", "s0_pri2cos.txt"))
+    table = parse_niccli_pri2cos(output("niccli-pri2cos", "s0_pri2cos.txt")).facts
     assert table.base_queue == 0
     assert {entry.priority: entry.traffic_class for entry in table.entries} == DOCUMENTED_PRIO_MAP
     assert table.traffic_class(7) == 2 and table.entries[3].hw_queue == 0 and table.traffic_class(9) is None
@@ -78,11 +78,11 @@ def test_malformed_pri2cos(parse_error, text: str, fragment: str) -> None:
 
 @pytest.mark.parametrize("name", ["s0_dscp2prio.txt", "s1_dscp2prio.txt"], ids=["s0-trailing-commas", "s1"])
 def test_dscp2prio(output, name: str) -> None:
-    assert parse_niccli_dscp2prio(output("niccli-dscp2prio", name)).mapping == {26: 3, 48: 7}
+    assert parse_niccli_dscp2prio(output("niccli-dscp2prio", name)).facts.mapping == {26: 3, 48: 7}
 
 
 def test_dscp2prio_without_entries_is_an_empty_mapping() -> None:
-    assert parse_niccli_dscp2prio("dscp2prio mapping:\n").mapping == {}
+    assert parse_niccli_dscp2prio("dscp2prio mapping:\n").facts.mapping == {}
 
 
 @pytest.mark.parametrize(
@@ -107,7 +107,7 @@ def test_malformed_dscp2prio(parse_error, text: str, fragment: str) -> None:
     ids=lambda value: value if isinstance(value, str) and value.endswith(".txt") else None,
 )
 def test_nvm_option(output, name: str, option: str, value: str, enabled) -> None:
-    parsed = parse_niccli_nvm_option(output("niccli-nvm-getoption", name))
+    parsed = parse_niccli_nvm_option(output("niccli-nvm-getoption", name)).facts
     assert (parsed.name, parsed.value, parsed.enabled, parsed.number) == (option, value, enabled, None)
 
 
@@ -117,7 +117,7 @@ def test_nvm_option(output, name: str, option: str, value: str, enabled) -> None
     ids=["word-and-number", "number-only"],
 )
 def test_nvm_option_numbers(text: str, enabled, number: int) -> None:
-    parsed = parse_niccli_nvm_option(text)
+    parsed = parse_niccli_nvm_option(text).facts
     assert (parsed.enabled, parsed.number) == (enabled, number)
 
 
@@ -132,7 +132,7 @@ def test_malformed_nvm_option(parse_error, text: str, fragment: str) -> None:
 
 
 def test_list(output) -> None:
-    nics = parse_niccli_list(output("niccli-list", "s1_list.txt"))
+    nics = parse_niccli_list(output("niccli-list", "s1_list.txt")).facts
     assert len(nics) == 8 and {nic.firmware for nic in nics} == {"234.0.145.0"}
     assert (nics[5].index, nics[5].pci_address, nics[5].mac) == (6, "0000:04:0b.0", "8c:84:74:5a:38:e0")
     assert nics[0].board == "BCM57608(B1)"
@@ -149,7 +149,7 @@ def test_malformed_list(parse_error, text: str, fragment: str) -> None:
 
 
 def test_list_of_niccli_227_with_domain_bus_device_function_addresses(output) -> None:
-    nics = parse_niccli_list(output("niccli-list", "weka_docs_v227_bus_dev_fn_form.txt"))  # banner lines before the table
+    nics = parse_niccli_list(output("niccli-list", "weka_docs_v227_bus_dev_fn_form.txt")).facts  # banner lines before the table
     assert [(n.index, n.board, n.firmware, n.pci_address, n.mac) for n in nics] == [
         (1, "BCM57508", "224.1.102.0", "0000:0d:00.0", "84:16:0a:3e:0e:20"),
         (2, "BCM57508", "224.1.102.0", "0000:0d:00.1", "84:16:0a:3e:0e:21"),
@@ -157,7 +157,7 @@ def test_list_of_niccli_227_with_domain_bus_device_function_addresses(output) ->
 
 
 def test_list_of_niccli_237_with_right_justified_indexes(output) -> None:
-    nics = parse_niccli_list(output("niccli-list", "rocm_cvs_v237_right_justified_index.txt"))
+    nics = parse_niccli_list(output("niccli-list", "rocm_cvs_v237_right_justified_index.txt")).facts
     assert [n.index for n in nics] == [1, 2, 10, 16]
     assert (nics[3].pci_address, nics[3].firmware, nics[3].board) == ("0000:e6:00.1", "237.1.148.0", "BCM57608(B1)")
 
@@ -170,7 +170,7 @@ def test_list_with_a_bad_old_style_address(output, parse_error, old: str, new: s
 
 
 def test_list_devices_blocks_of_niccli_234(output) -> None:
-    (nic,) = parse_niccli_list(output("niccli-list", "node_scraper_list_devices_v234.txt"))
+    (nic,) = parse_niccli_list(output("niccli-list", "node_scraper_list_devices_v234.txt")).facts
     assert (nic.index, nic.board, nic.port) == (1, "Broadcom BCM57608 1x400G QSFP-DD PCIe Ethernet NIC", "Adp#1 Port#1")
     assert (nic.interface, nic.mac, nic.pci_address) == ("abcd1p1", "81:82:83:84:85:88", "0000:22:00.0")
     assert nic.firmware is None  # this layout does not print it

@@ -38,7 +38,7 @@ def test_registered() -> None:
 ])
 def test_tables(output: Output, name: str, title: str, columns: list[str], units: list[str | None], rows: int,
                 last_size: int) -> None:
-    result = parse_osu(output("osu", name))
+    result = parse_osu(output("osu", name)).facts
     assert (result.title, result.version) == (title, "7.4")
     assert [c.name for c in result.columns] == columns
     assert [c.unit for c in result.columns] == units
@@ -48,14 +48,14 @@ def test_tables(output: Output, name: str, title: str, columns: list[str], units
 
 
 def test_values(output: Output) -> None:
-    result = parse_osu(output("osu", "osu_bw-host-loopback.txt"))
+    result = parse_osu(output("osu", "osu_bw-host-loopback.txt")).facts
     assert value_at(result, 1) == 25.52
     assert value_at(result, 4194304) == 36179.73
     assert max_value(result) == (524288, 39137.06)
 
 
 def test_named_column(output: Output) -> None:
-    result = parse_osu(output("osu", "osu_mbw_mr-host-loopback.txt"))
+    result = parse_osu(output("osu", "osu_mbw_mr-host-loopback.txt")).facts
     assert value_at(result, 1, "Messages/s") == 23898431.67
     assert result.notes[0] == "[ pairs: 1 ] [ window size: 64 ]"
     with pytest.raises(MeasurementMissing, match="no column 'Latency'"):
@@ -63,14 +63,14 @@ def test_named_column(output: Output) -> None:
 
 
 def test_full_statistics_columns(output: Output) -> None:
-    result = parse_osu(output("osu", "osu_allgather-full-host-loopback.txt"))
+    result = parse_osu(output("osu", "osu_allgather-full-host-loopback.txt")).facts
     assert value_at(result, 262144, "Max") == 10.08
     assert value_at(result, 262144, "Iterations") == 100
 
 
 def test_size_not_measured(output: Output) -> None:
     with pytest.raises(MeasurementMissing, match="no row for 65 bytes"):
-        value_at(parse_osu(output("osu", "osu_latency-host-loopback.txt")), 65)
+        value_at(parse_osu(output("osu", "osu_latency-host-loopback.txt")).facts, 65)
 
 
 def test_refused_run(output: Output, parse_error: Callable[..., ParseError]) -> None:
@@ -85,7 +85,7 @@ def test_refused_run(output: Output, parse_error: Callable[..., ParseError]) -> 
 ])
 def test_xccl_point_to_point_without_title(output: Output, name: str, columns: list[str], first_size: int,
                                             last: tuple[int, float]) -> None:
-    result = parse_osu(output("osu", name))
+    result = parse_osu(output("osu", name)).facts
     assert (result.title, result.version, result.label) == (None, None, "OSU benchmark")
     assert result.notes == ("Using NCCL", "Using NCCL", "Send Buffer on DEVICE (D) and Receive Buffer on DEVICE (D)")
     assert [c.name for c in result.columns] == columns
@@ -105,7 +105,7 @@ def test_xccl_point_to_point_without_title(output: Output, name: str, columns: l
                  id="cuda_build_mbw_mr_HH"),
 ])
 def test_device_builds(output: Output, name: str, title: str, largest: tuple[int, float]) -> None:
-    result = parse_osu(output("osu", name))
+    result = parse_osu(output("osu", name)).facts
     assert (result.title, result.version) == (title, "7.4")
     assert (result.rows[-1].size_bytes, result.rows[-1].values[0]) == largest
 
@@ -151,6 +151,6 @@ def test_damaged_number(output: Output, parse_error: Callable[..., ParseError]) 
 @settings(max_examples=200, deadline=None)
 def test_arbitrary_text_raises_only_parse_error(text: str) -> None:
     try:
-        parse_osu(text)
+        parse_osu(text).facts
     except ParseError:
         pass

@@ -35,7 +35,7 @@ def test_registered() -> None:
 
 
 def test_s0_rocm_bidirectional_header_facts(output: Output) -> None:
-    result = parse_perftest(output("perftest", S0_ROCM))
+    result = parse_perftest(output("perftest", S0_ROCM)).facts
     assert result.test == "RDMA_Write Bidirectional BW Test"
     assert result.bidirectional is True
     assert (result.kind, result.bw_unit) == ("bw", "Gb/sec")
@@ -47,14 +47,14 @@ def test_s0_rocm_bidirectional_header_facts(output: Output) -> None:
 
 
 def test_s0_rocm_gpu_memory_line(output: Output) -> None:
-    gpu = parse_perftest(output("perftest", S0_ROCM)).gpu_memory
+    gpu = parse_perftest(output("perftest", S0_ROCM)).facts.gpu_memory
     assert gpu is not None
     assert (gpu.runtime, gpu.device_id, gpu.name, gpu.pci_bus_id) == ("ROCm", 4, "AMD Instinct MI300X", "0x9e")
     assert gpu.allocated_bytes == 67108864
 
 
 def test_s0_rocm_rows(output: Output) -> None:
-    rows = parse_perftest(output("perftest", S0_ROCM)).bandwidth_rows
+    rows = parse_perftest(output("perftest", S0_ROCM)).facts.bandwidth_rows
     assert len(rows) == 23
     assert [rows[0].bytes, rows[-1].bytes] == [2, 8388608]
     assert rows[0].bw_peak == pytest.approx(0.119718)
@@ -67,21 +67,21 @@ def test_s0_rocm_rows(output: Output) -> None:
     pytest.param(S2_D2D, 204.59, 204.59, id="s2-d2d"),
 ])
 def test_max_average_bw(output: Output, name: str, expected_max: float, at_8m: float) -> None:
-    result = parse_perftest(output("perftest", name))
+    result = parse_perftest(output("perftest", name)).facts
     assert max_average_bw(result) == expected_max
     assert average_bw_at(result, 8388608) == at_8m
 
 
 def test_criterion_700_gbps_at_some_point_s0(output: Output) -> None:
     # S0 2.8 / S4: average >= 700 Gb/s at some message size; the 65536-byte dip (444.06) does not matter.
-    result = parse_perftest(output("perftest", S0_ROCM))
+    result = parse_perftest(output("perftest", S0_ROCM)).facts
     assert average_bw_at(result, 65536) == 444.06
     assert max_average_bw(result) >= 700
 
 
 def test_units_converted_exactly(output: Output) -> None:
     # perftest's MB/sec and MiB/sec are 2^20 bytes/s, its Gb/sec 10^9 bits/s (perftest_parameters.c format_factor).
-    result = parse_perftest(output("perftest", S2_D2D))
+    result = parse_perftest(output("perftest", S2_D2D)).facts
     gbits = max_average_bw(result)
     assert max_average_bw(result, unit="MiB/sec") == gbits * 10**9 / 8 / 1048576
     assert max_average_bw(result, unit="MB/sec") == max_average_bw(result, unit="MiB/sec")
@@ -92,18 +92,18 @@ def test_units_converted_exactly(output: Output) -> None:
 
 def test_size_not_measured(output: Output) -> None:
     with pytest.raises(MeasurementMissing, match="no row for 3 bytes"):
-        average_bw_at(parse_perftest(output("perftest", S0_ROCM)), 3)
+        average_bw_at(parse_perftest(output("perftest", S0_ROCM)).facts, 3)
 
 
 def test_s2_without_gpu_line_has_no_gpu_memory(output: Output) -> None:
-    result = parse_perftest(output("perftest", S2_D2D))
+    result = parse_perftest(output("perftest", S2_D2D)).facts
     assert result.gpu_memory is None
     assert uses_gpu_memory(result) is False
-    assert uses_gpu_memory(parse_perftest(output("perftest", S0_ROCM))) is True
+    assert uses_gpu_memory(parse_perftest(output("perftest", S0_ROCM)).facts) is True
 
 
 def test_failed_status_12(output: Output) -> None:
-    result = parse_perftest(output("perftest", S0_STATUS_12))
+    result = parse_perftest(output("perftest", S0_STATUS_12)).facts
     assert result.failed and result.kind is None and result.bandwidth_rows == ()
     assert result.device == "roceo3811"
     [error] = completion_errors(result)
@@ -117,7 +117,7 @@ def test_failed_status_12(output: Output) -> None:
 @pytest.mark.parametrize("name", ["ib_write_bw-no-rdma-device.txt", "ib_write_lat-no-rdma-device.txt"],
                          ids=["ib_write_bw", "ib_write_lat"])
 def test_no_rdma_device(output: Output, name: str) -> None:
-    result = parse_perftest(output("perftest", name))
+    result = parse_perftest(output("perftest", name)).facts
     assert {error.kind for error in result.errors} == {"no_device"}
     assert result.test is None
     with pytest.raises(MeasurementMissing, match="no_device"):
@@ -133,7 +133,7 @@ def test_no_rdma_device(output: Output, name: str) -> None:
 ])
 def test_error_lines_after_a_real_header(output: Output, line: str, kind: str) -> None:
     header = output("perftest", S0_STATUS_12).split(" Completion with error")[0]
-    result = parse_perftest(header + line + "\n")
+    result = parse_perftest(header + line + "\n").facts
     assert [error.kind for error in result.errors] == [kind]
 
 
@@ -184,7 +184,7 @@ def test_tables_of_different_units_refused(output: Output, parse_error: Callable
 @pytest.mark.parametrize("text", ["", "  \n", "hello world\n"], ids=["empty", "blank", "unrelated"])
 def test_not_perftest(text: str) -> None:
     with pytest.raises(ParseError):
-        parse_perftest(text)
+        parse_perftest(text).facts
 
 
 @pytest.mark.parametrize(("name", "test", "rows", "first", "last_typical"), [
@@ -199,7 +199,7 @@ def test_not_perftest(text: str) -> None:
 ])
 def test_latency_tables(output: Output, name: str, test: str, rows: int, first: tuple[float, ...],
                         last_typical: float) -> None:
-    result = parse_perftest(output("perftest", name))
+    result = parse_perftest(output("perftest", name)).facts
     assert (result.test, result.kind, result.bw_unit, result.errors) == (test, "lat", None, ())
     assert (result.link_type, result.gid_index, result.mtu_bytes) == ("Ethernet", 1, 4096)
     assert len(result.latency_rows) == rows
@@ -211,7 +211,7 @@ def test_latency_tables(output: Output, name: str, test: str, rows: int, first: 
 
 
 def test_latency_at_a_size(output: Output) -> None:
-    result = parse_perftest(output("perftest", WRITE_LAT))
+    result = parse_perftest(output("perftest", WRITE_LAT)).facts
     assert typical_latency_us(result, 65536) == 849.91
     with pytest.raises(MeasurementMissing, match="no latency row for 3 bytes"):
         typical_latency_us(result, 3)
@@ -236,7 +236,7 @@ def test_older_short_latency_header_leaves_columns_empty(output: Output) -> None
     header = next(index for index, line in enumerate(lines) if "t_min[usec]" in line)
     lines[header] = lines[header][: lines[header].index("t_avg")] + "\n"
     lines[header + 1] = " ".join(lines[header + 1].split()[:5]) + "\n"
-    [row] = parse_perftest("".join(lines)).latency_rows
+    [row] = parse_perftest("".join(lines)).facts.latency_rows
     assert (row.t_typical, row.t_avg, row.p99) == (36.95, None, None)
 
 
@@ -250,7 +250,7 @@ def test_older_short_latency_header_leaves_columns_empty(output: Output) -> None
 ])
 def test_mbsec_tables(output: Output, name: str, bidirectional: bool, qps: int, rows: int,
                       largest: tuple[int, float, float]) -> None:
-    result = parse_perftest(output("perftest", name))
+    result = parse_perftest(output("perftest", name)).facts
     assert (result.kind, result.bw_unit, result.bidirectional, result.num_qps) == ("bw", "MB/sec", bidirectional, qps)
     assert len(result.bandwidth_rows) == rows
     last = result.bandwidth_rows[-1]
@@ -265,14 +265,14 @@ def test_mbsec_tables(output: Output, name: str, bidirectional: bool, qps: int, 
     pytest.param("rxe-ib_write_bw-duration-gbits.txt", False, 1, 1, 0.73, id="write-D3-duration"),
 ])
 def test_gbits_tables(output: Output, name: str, bidirectional: bool, qps: int, rows: int, average: float) -> None:
-    result = parse_perftest(output("perftest", name))
+    result = parse_perftest(output("perftest", name)).facts
     assert (result.bw_unit, result.bidirectional, result.num_qps) == ("Gb/sec", bidirectional, qps)
     assert len(result.bandwidth_rows) == rows
     assert max_average_bw(result) == average
 
 
 def test_duration_run_reports_no_peak(output: Output) -> None:
-    [row] = parse_perftest(output("perftest", "rxe-ib_write_bw-duration-gbits.txt")).bandwidth_rows
+    [row] = parse_perftest(output("perftest", "rxe-ib_write_bw-duration-gbits.txt")).facts.bandwidth_rows
     assert (row.bytes, row.iterations, row.bw_peak, row.bw_average) == (65536, 4192, 0.0, 0.73)
 
 
@@ -293,7 +293,7 @@ def test_interrupted_run_infinitely_is_truncated(output: Output, parse_error: Ca
                  "Failed to modify QP 31 to RTR", id="gid-index-missing-server"),
 ])
 def test_real_failures_are_facts(output: Output, name: str, kind: str, line: str) -> None:
-    result = parse_perftest(output("perftest", name))
+    result = parse_perftest(output("perftest", name)).facts
     error = primary_error(result)
     assert error is not None and (error.kind, error.line) == (kind, line)
     assert result.failed and result.bandwidth_rows == ()
@@ -307,7 +307,7 @@ def test_real_failures_are_facts(output: Output, name: str, kind: str, line: str
 @settings(max_examples=200, deadline=None)
 def test_arbitrary_text_raises_only_parse_error(text: str) -> None:
     try:
-        parse_perftest(text)
+        parse_perftest(text).facts
     except ParseError:
         pass
 
@@ -317,7 +317,7 @@ def test_facts_are_plain_data_for_xdist(output: Output) -> None:
 
     from pytest_gpufabric.parsers.registry import to_plain
 
-    plain = json.loads(json.dumps(to_plain(parse_perftest(output("perftest", S0_STATUS_12)))))
+    plain = json.loads(json.dumps(to_plain(parse_perftest(output("perftest", S0_STATUS_12)).facts)))
     assert plain["errors"][1] == {"kind": "completion", "line": "Failed status 12: wr_id 0 syndrom 0xa",
                                   "status": 12, "syndrome": "0xa"}
 
@@ -332,14 +332,14 @@ MI355X_BIDIR = "mi355x-ionic-ib_write_bw-bidirectional-q4-both-sides-gbits.txt"
     pytest.param(MI355X_ROCM, "RDMA_Write BW Test", 8192, 19871.68, 19871.68 * 0.008388608, id="mi355x-rocm"),
 ])
 def test_mib_tables(output: Output, name: str, test: str, size: int, average: float, gbits: float) -> None:
-    result = parse_perftest(output("perftest", name))
+    result = parse_perftest(output("perftest", name)).facts
     assert (result.test, result.kind, result.bw_unit) == (test, "bw", "MiB/sec")
     assert average_bw_at(result, size, unit="MiB/sec") == average
     assert average_bw_at(result, size) == pytest.approx(gbits, rel=1e-15)
 
 
 def test_both_sides_in_one_capture(output: Output) -> None:
-    result = parse_perftest(output("perftest", LOOPBACK))
+    result = parse_perftest(output("perftest", LOOPBACK)).facts
     assert result.sides == 2
     assert [(row.bytes, row.bw_average) for row in result.bandwidth_rows] == [(1000, 4020.54)]
     assert (result.device, result.num_qps, result.mtu_bytes, result.link_type) == ("mlx5_ib0", 1, 4096, "IB")
@@ -348,7 +348,7 @@ def test_both_sides_in_one_capture(output: Output) -> None:
 def test_both_sides_keep_the_worse_average(output: Output) -> None:
     text = output("perftest", LOOPBACK)
     last = text.rindex(" 1000       5000             4104.91            4020.54")
-    result = parse_perftest(text[:last] + text[last:].replace("4020.54", "3999.99", 1))
+    result = parse_perftest(text[:last] + text[last:].replace("4020.54", "3999.99", 1)).facts
     assert [row.bw_average for row in result.bandwidth_rows] == [3999.99]
 
 
@@ -358,7 +358,7 @@ def test_mib_excerpt_cut_by_its_author(output: Output, parse_error: Callable[...
 
 
 def test_server_of_a_one_way_run_over_all_sizes_prints_the_last_size_only(output: Output) -> None:
-    result = parse_perftest(output("perftest", MI355X_ROCM))
+    result = parse_perftest(output("perftest", MI355X_ROCM)).facts
     assert (result.sides, len(result.bandwidth_rows), result.device, result.num_qps) == (2, 23, "ionic_0", 1)
     assert [row.bytes for row in result.bandwidth_rows] == [2 ** exponent for exponent in range(1, 24)]
     assert result.bandwidth_rows[-1].bw_average == 19044.43
@@ -366,7 +366,7 @@ def test_server_of_a_one_way_run_over_all_sizes_prints_the_last_size_only(output
 
 
 def test_both_sides_of_a_bidirectional_run_pasted_one_after_the_other(output: Output) -> None:
-    result = parse_perftest(output("perftest", MI355X_BIDIR))
+    result = parse_perftest(output("perftest", MI355X_BIDIR)).facts
     assert (result.test, result.bidirectional, result.bw_unit, result.sides) == (
         "RDMA_Write Bidirectional BW Test", True, "Gb/sec", 2)
     assert (result.device, result.num_qps, len(result.bandwidth_rows)) == ("ionic_7", 4, 23)

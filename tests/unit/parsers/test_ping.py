@@ -31,20 +31,20 @@ def test_registered() -> None:
     pytest.param("netns-peer-down-loss.txt", 12, 0, 100.0, False, id="peer-down"),
 ])
 def test_counts_and_loss(output: Output, name: str, transmitted: int, received: int, loss: float, ok: bool) -> None:
-    result = parse_ping(output("ping", name))
+    result = parse_ping(output("ping", name)).facts
     assert (result.transmitted, result.received, result.loss_percent) == (transmitted, received, loss)
     assert result.all_replies_received is ok
     assert result.fatal_error is None
 
 
 def test_rtt_line(output: Output) -> None:
-    result = parse_ping(output("ping", "netns-veth-ok.txt"))
+    result = parse_ping(output("ping", "netns-veth-ok.txt")).facts
     assert (result.rtt_min_ms, result.rtt_avg_ms, result.rtt_max_ms, result.rtt_mdev_ms) == (0.037, 0.046, 0.064, 0.009)
     assert (result.destination, result.source, result.payload_bytes) == ("10.99.0.2", "10.99.0.1", 56)
 
 
 def test_no_rtt_when_nothing_came_back(output: Output) -> None:
-    result = parse_ping(output("ping", "netns-peer-down-loss.txt"))
+    result = parse_ping(output("ping", "netns-peer-down-loss.txt")).facts
     assert result.rtt_avg_ms is None and result.error_messages == ()
 
 
@@ -57,7 +57,7 @@ def test_no_rtt_when_nothing_came_back(output: Output) -> None:
 ])
 def test_error_messages_and_path_mtu(output: Output, name: str, mtu: int | None, errors: int,
                                      first_message: str) -> None:
-    result = parse_ping(output("ping", name))
+    result = parse_ping(output("ping", name)).facts
     assert result.path_mtu == mtu
     assert result.errors == errors
     assert result.error_messages[0] == first_message
@@ -65,7 +65,7 @@ def test_error_messages_and_path_mtu(output: Output, name: str, mtu: int | None,
 
 
 def test_network_unreachable_is_a_result_not_zero_loss(output: Output) -> None:
-    result = parse_ping(output("ping", "netns-network-unreachable.txt"))
+    result = parse_ping(output("ping", "netns-network-unreachable.txt")).facts
     assert result.fatal_error == "ping: connect: Network is unreachable"
     assert result.transmitted is None and result.loss_percent is None
     assert result.all_replies_received is False
@@ -94,7 +94,7 @@ def test_more_received_than_sent(output: Output, parse_error: Callable[..., Pars
 @pytest.mark.parametrize("text", ["", "\n\n", "PING\n"], ids=["empty", "blank", "banner-word"])
 def test_not_ping(text: str) -> None:
     with pytest.raises(ParseError):
-        parse_ping(text)
+        parse_ping(text).facts
 
 
 @given(text=st.lists(st.sampled_from(list("0123456789./:%,+ \n") + [
@@ -103,6 +103,6 @@ def test_not_ping(text: str) -> None:
 @settings(max_examples=200, deadline=None)
 def test_arbitrary_text_raises_only_parse_error(text: str) -> None:
     try:
-        parse_ping(text)
+        parse_ping(text).facts
     except ParseError:
         pass
