@@ -243,7 +243,7 @@ def parse_niccli_pri2cos(text: str) -> Parsed[Pri2Cos]:
                 if any(e.priority == entry.priority for e in entries):
                     raise Unfit(f"priority {entry.priority} listed twice")
                 entries.append(entry)
-    complete = not any(u.scope.isdigit() or not u.scope for u in reading.unread_lines())
+    complete = header and not any(u.scope.isdigit() or not u.scope for u in reading.unread_lines())
     return reading.done(Pri2Cos(base, tuple(entries), complete), nothing="no '<priority> <tc> <queue>' row")
 
 

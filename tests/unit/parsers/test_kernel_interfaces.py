@@ -52,13 +52,30 @@ def test_sysfs_pci_link_degraded_and_older_kernel_units(output: Output) -> None:
     assert (link.current_speed_gts, link.current_width, link.below_capability) == (8.0, 8, True)
 
 
-@pytest.mark.parametrize(("mutate", "fragment"), [
-    (lambda t: t.replace("32.0 GT/s PCIe", "fast", 1), "expected '<n> GT/s"),
-    (lambda t: "\n".join(t.splitlines()[:3]) + "\n", "max_link_width missing"),
-    (lambda t: t + t.replace("0000:00:06.0", "0000:00:07.0"), "one device"),
-], ids=["speed", "truncated", "two-devices"])
-def test_sysfs_pci_link_malformed(output: Output, parse_error: Callable[..., ParseError], mutate, fragment: str) -> None:
-    parse_error(parse_sysfs_pci_link, mutate(output("sysfs-pci-link", "h200_gpu0.txt")), fragment)
+@pytest.mark.parametrize(("mutate", "fragment", "field"), [
+    (lambda t: t.replace("32.0 GT/s PCIe", "fast", 1), "expected '<n> GT/s", "current_link_speed"),
+    (lambda t: t + t.replace("0000:00:06.0", "0000:00:07.0").splitlines()[0] + "\n", "a file of 0000:00:07.0", None),
+    (lambda t: t + t.splitlines()[1] + "\n", "current_link_width given twice", None),
+], ids=["speed", "two-devices", "twice"])
+def test_sysfs_pci_link_line_not_understood(output: Output, unread_line, mutate, fragment: str, field: str | None) -> None:
+    """A line of another form, device or a second time costs only its own value; the link is below capability or
+    not only when every file was read."""
+    parsed = parse_sysfs_pci_link(mutate(output("sysfs-pci-link", "h200_gpu0.txt")))
+    unread_line(parsed, fragment)
+    assert parsed.facts.bdf == "0000:00:06.0" and parsed.facts.max_width == 16
+    assert parsed.facts.missing == ((field,) if field else ())
+    assert parsed.facts.below_capability is (None if field else False)
+
+
+def test_sysfs_pci_link_cut_short(output: Output) -> None:
+    link = parse_sysfs_pci_link("\n".join(output("sysfs-pci-link", "h200_gpu0.txt").splitlines()[:3]) + "\n").facts
+    assert link.missing == ("max_link_width",) and link.below_capability is None and link.max_speed_gts == 32.0
+
+
+def test_sysfs_pci_link_down_is_below_capability(output: Output) -> None:
+    text = output("sysfs-pci-link", "h200_gpu0.txt").replace("current_link_speed:32.0 GT/s PCIe", "current_link_speed:Unknown")
+    link = parse_sysfs_pci_link(text.replace("current_link_width:16", "current_link_width:0")).facts
+    assert (link.current_speed_gts, link.current_width, link.below_capability) == (None, None, True)
 
 
 def test_kernel_message_limited_by_upstream_link(output: Output) -> None:
@@ -76,11 +93,14 @@ def test_kernel_message_full_bandwidth(output: Output) -> None:
 
 
 def test_kernel_log_without_message(output: Output, parse_error: Callable[..., ParseError]) -> None:
-    text = output("dmesg", "h200_grep_nvidia.txt")
-    assert pcie_bandwidth_notices(text).facts == ()
-    parse_error(parse_pcie_bandwidth, text, "no 'Gb/s available PCIe bandwidth' message")
+    parse_error(pcie_bandwidth_notices, output("dmesg", "h200_grep_nvidia.txt"), "no 'Gb/s available PCIe bandwidth' message")
 
 
-def test_kernel_message_wrapped_by_a_pager(output: Output, parse_error: Callable[..., ParseError]) -> None:
-    text = output("kernel-pcie-bandwidth", "rpi_pcie_issue712_vega_limited_x1.txt").replace(" at 0000:00:00.0", "\n at 0000:00:00.0")
-    parse_error(parse_pcie_bandwidth, text, "unknown layout")
+def test_kernel_message_wrapped_by_a_pager(output: Output, unread_line) -> None:
+    """A message a pager wrapped is unread, scoped to its device; the other device's message is still read."""
+    text = output("kernel-pcie-bandwidth", "arm_nas_issue16_mlx5_full_bandwidth.txt")
+    wrapped = text.replace("0004:01:00.0: 63.008 Gb/s available PCIe bandwidth (8.0", "0004:01:00.0: 63.008 Gb/s available PCIe bandwidth\n(8.0")
+    parsed = parse_pcie_bandwidth(wrapped)
+    assert [n.device for n in parsed.facts] == ["0004:01:00.1"]
+    assert unread_line(parsed, "63.008 Gb/s available", "unknown layout")
+    assert {u.scope for u in parsed.unread} == {"0004:01:00.0"}

@@ -40,12 +40,19 @@ def test_lsmod(output) -> None:
     assert modules.get("bnxt_re") is None
 
 
-def test_lsmod_ocr_damaged_document_copy(output, parse_error) -> None:
-    parse_error(parse_lsmod, output("lsmod", "s1_grep_ocr.txt"), "expected '<module> <size> <use count>", "nvidia_drm 110592")
+def test_lsmod_ocr_damaged_document_copy(output, unread_line) -> None:
+    """A document's OCR (a count read as '©', a line cut before its count): those modules' lines are unread, and
+    their absence is not known (``may_hold``); the other modules are read."""
+    parsed = parse_lsmod(output("lsmod", "s1_grep_ocr.txt"))
+    unread_line(parsed, "nvidia_drm 110592", "expected '<module> <size> <use count>")
+    unread_line(parsed, "nvidia_peermem 16384 ©")
+    modules = parsed.facts
+    assert modules.get("nvidia").used_count == 96 and modules.get("bnxt_en").used_by == ("bnxt_re",)
+    assert modules.get("nvidia_peermem") is None and modules.may_hold("nvidia_peermem") and not modules.may_hold("gdrdrv")
 
 
 def test_dkms_status_with_wrapped_remark(output) -> None:
-    entries = parse_dkms_status(output("dkms-status", "s1_wrapped.txt")).facts
+    entries = parse_dkms_status(output("dkms-status", "s1_wrapped.txt")).facts.entries
     assert len(entries) == 6
     assert {(e.module, e.kernel) for e in entries if e.status == "installed"} >= {("nvidia", "5.15.0-143-generic"), ("gdrdrv", "5.15.0-143-generic")}
     peer = [e for e in entries if e.module == "netxtreme-peer-mem"]
@@ -54,8 +61,16 @@ def test_dkms_status_with_wrapped_remark(output) -> None:
 
 
 def test_dkms_status_old_comma_format() -> None:
-    (entry,) = parse_dkms_status("amdgpu, 6.7.0-1787201.22.04, 5.15.0-102-generic, x86_64: installed\n").facts
+    (entry,) = parse_dkms_status("amdgpu, 6.7.0-1787201.22.04, 5.15.0-102-generic, x86_64: installed\n").facts.entries
     assert (entry.module, entry.version, entry.status) == ("amdgpu", "6.7.0-1787201.22.04", "installed")
+
+
+def test_dkms_status_module_added_not_built_and_an_error_line(unread_line) -> None:
+    text = "nvidia/570.133.20: added\nError! Could not locate dkms.conf file.\ngdrdrv/2.5, 6.8.0-1-generic, x86_64: installed\n"
+    parsed = parse_dkms_status(text)
+    added, built = parsed.facts.entries
+    assert (added.module, added.kernel, added.status) == ("nvidia", None, "added") and built.status == "installed"
+    unread_line(parsed, "Error! Could not locate dkms.conf", "expected '<module>/<version>")
 
 
 @pytest.mark.parametrize(

@@ -75,19 +75,59 @@ def test_no_acs_capability_and_unreadable_capabilities() -> None:
     ("text", "fragments"),
     [
         ("", ("empty",)),
-        (None, ("plx_issue_excerpt_starts_mid_device.txt", "expected a device line", "ACSCap")),
         ("05:00.0 Ethernet controller\n", ("expected '<class>: <device>'",)),
-        ("05:00.0 Ethernet controller: X\n\tLnkSta:\tTrErr- Train-\n", ("LnkSta has neither speed nor width",)),
-        ("05:00.0 Ethernet controller: X\n05:00.0 Ethernet controller: X\n", ("listed twice", "0000:05:00.0")),
         ("lspci: Unable to load libkmod resources: error -2\n", ("expected a device line",)),
     ],
-    ids=["empty", "truncated-start", "no-class", "link-without-values", "duplicate", "error-message"],
+    ids=["empty", "no-class", "error-message"],
 )
-def test_malformed(output, parse_error, text, fragments) -> None:
-    if text is None:
-        text = output(TOOL, fragments[0])
-        fragments = fragments[1:]
+def test_refused(parse_error, text, fragments) -> None:
     parse_error(parse_lspci, text, "lspci-vvv", *fragments)
+
+
+def test_an_excerpt_that_starts_inside_a_device(output, unread_line) -> None:
+    """The lines before the first device line belong to a device that cannot be told: unread; the device after
+    them is read."""
+    parsed = parse_lspci(output(TOOL, "plx_issue_excerpt_starts_mid_device.txt"))
+    assert [f.bdf for f in parsed.facts.functions] == ["0000:02:08.0"] and parsed.facts.functions[0].is_bridge
+    unread_line(parsed, "ACSCtl: SrcValid+", "before any device line")
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "fragment"),
+    [
+        ("\t\tLnkSta:\tTrErr- Train-\n", "LnkSta", "expected one 'Speed <n>GT/s'"),
+        ("\t\tLnkSta:\tSpeed 2.5Gb/s, Width x4\n", "LnkSta", "expected one 'Speed <n>GT/s'"),  # pciutils before 3.0
+        ("\t\tACSCtl:\tSrcValid TransBlk-\n", "ACSCtl", "expected flags"),
+    ],
+    ids=["link-without-values", "old-speed-unit", "acs-flag-without-sign"],
+)
+def test_a_judged_line_of_another_form_costs_only_that_field(unread_line, body: str, field: str, fragment: str) -> None:
+    text = "05:00.0 Ethernet controller: X\n\tKernel driver in use: ixgbe\n" + body
+    parsed = parse_lspci(text)
+    (function,) = parsed.facts.functions
+    assert function.driver == "ixgbe" and function.unread_fields == (field,)
+    assert function.link_sta is None and function.acs_ctl is None
+    assert function.acs_known is (field != "ACSCtl")
+    unread_line(parsed, fragment)
+
+
+def test_a_device_listed_twice_is_read_from_its_first_listing(unread_line) -> None:
+    text = ("05:00.0 Ethernet controller: X\n\tKernel driver in use: ixgbe\n"
+            "05:00.0 Ethernet controller: X\n\tKernel driver in use: vfio-pci\n")
+    parsed = parse_lspci(text)
+    assert [f.driver for f in parsed.facts.functions] == ["ixgbe"]
+    unread_line(parsed, "Kernel driver in use: vfio-pci", "listed twice")
+
+
+def test_lines_after_a_margin_line_not_understood_belong_to_no_device(unread_line) -> None:
+    """A prompt pasted inside an output: the indented lines after it cannot be told apart, so the device before it
+    says its ACS state is not known rather than absent."""
+    text = ("05:00.0 Ethernet controller: X\n\tKernel driver in use: ixgbe\nuser@host:~$ lspci -vvv | less\n"
+            "\t\tACSCtl:\tSrcValid+ TransBlk-\n")
+    parsed = parse_lspci(text)
+    (function,) = parsed.facts.functions
+    assert function.acs_ctl is None and not function.acs_known
+    unread_line(parsed, "ACSCtl:", "after the line 3 not understood")
 
 
 @pytest.mark.parametrize(

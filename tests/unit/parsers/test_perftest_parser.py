@@ -137,48 +137,70 @@ def test_error_lines_after_a_real_header(output: Output, line: str, kind: str) -
     assert [error.kind for error in result.errors] == [kind]
 
 
-def test_ocr_damaged_table_is_refused(output: Output, parse_error: Callable[..., ParseError]) -> None:
-    parse_error(parse_perftest, output("perftest", "s1-ib_send_bw-h100-thor2-ocr-damaged.txt"),
-                "'2048 4000 77 .83 77 .75 4.745431'", "expected 5 columns, found 7")
+def test_ocr_damaged_rows_are_unread_and_the_table_incomplete(output: Output, unread_line) -> None:
+    """S1's OCR split numbers ('77 .83'): those rows are unread, never shifted; the table is not complete, so its
+    highest average is not known; a size whose row was read keeps its value."""
+    parsed = parse_perftest(output("perftest", "s1-ib_send_bw-h100-thor2-ocr-damaged.txt"))
+    unread_line(parsed, "2048 4000 77 .83 77 .75 4.745431", "expected 5 columns, found 7")
+    assert 2048 not in [row.bytes for row in parsed.facts.bandwidth_rows] and not parsed.facts.complete
+    with pytest.raises(MeasurementMissing, match="highest average is not known"):
+        max_average_bw(parsed.facts)
 
 
-def test_truncated_inside_a_row(output: Output, parse_error: Callable[..., ParseError]) -> None:
+def test_cut_inside_a_row(output: Output, unread_line) -> None:
     text = output("perftest", S0_ROCM)
-    cut = text[: text.index(" 131072     20000") + 24]
-    parse_error(parse_perftest, cut, "expected 5 columns")
+    parsed = parse_perftest(text[: text.index(" 131072     20000") + 24])
+    unread_line(parsed, "131072", "the output ends inside this line")
+    assert parsed.facts.bandwidth_rows[-1].bytes == 65536 and not parsed.facts.complete
+    assert average_bw_at(parsed.facts, 65536) == parsed.facts.bandwidth_rows[-1].bw_average
 
 
-def test_truncated_between_rows(output: Output, parse_error: Callable[..., ParseError]) -> None:
+def test_cut_between_rows(output: Output) -> None:
     text = output("perftest", S0_ROCM)
-    cut = text[: text.index(" 131072     20000")]
-    parse_error(parse_perftest, cut, "not terminated")
+    result = parse_perftest(text[: text.index(" 131072     20000")]).facts
+    assert result.bandwidth_rows[-1].bytes == 65536 and not result.complete
+    with pytest.raises(MeasurementMissing, match="cut short"):
+        max_average_bw(result)
+    with pytest.raises(MeasurementMissing, match="no row for 131072 bytes"):
+        average_bw_at(result, 131072)
 
 
-def test_truncated_before_the_table(output: Output, parse_error: Callable[..., ParseError]) -> None:
+def test_cut_before_the_table(output: Output) -> None:
     text = output("perftest", S2_D2D)
-    parse_error(parse_perftest, text[: text.index("local address")], "neither a result table")
+    result = parse_perftest(text[: text.index("local address")]).facts
+    assert result.kind is None and result.test == "RDMA_Write Bidirectional BW Test"
+    with pytest.raises(MeasurementMissing, match="no bandwidth table"):
+        max_average_bw(result)
 
 
-def test_table_without_rows(output: Output, parse_error: Callable[..., ParseError]) -> None:
+def test_table_without_rows(output: Output) -> None:
     text = output("perftest", S2_D2D)
     head = text[: text.index("   2          5000")]
-    parse_error(parse_perftest, head + "   " + DASHES + "\n", "no rows")
+    result = parse_perftest(head + "   " + DASHES + "\n").facts
+    assert result.kind == "bw" and result.bandwidth_rows == ()
+    with pytest.raises(MeasurementMissing, match="no bandwidth table"):
+        max_average_bw(result)
 
 
-def test_three_tables_refused(output: Output, parse_error: Callable[..., ParseError]) -> None:
+def test_a_third_table_is_unread(output: Output, unread_line) -> None:
     text = output("perftest", S2_D2D)
-    parse_error(parse_perftest, text + text + text, "more result tables than the two sides")
+    parsed = parse_perftest(text + text + text)
+    unread_line(parsed, "#bytes", "more result tables than the two sides")
+    assert parsed.facts.sides == 2 and parsed.facts.bandwidth_rows == parse_perftest(text).facts.bandwidth_rows
 
 
-def test_two_tables_of_different_runs_refused(output: Output, parse_error: Callable[..., ParseError]) -> None:
+def test_two_tables_of_different_runs_are_read_from_neither(output: Output, unread_line) -> None:
     text = output("perftest", S2_D2D)
-    parse_error(parse_perftest, text + text.replace("   2          5000", "   3          5000"),
-                "sizes differ", "not the two sides of one run")
+    parsed = parse_perftest(text + text.replace("   2          5000", "   3          5000"))
+    unread_line(parsed, "5000", "sizes differ", "not the two sides of one run")
+    assert parsed.facts.bandwidth_rows == () and not parsed.facts.complete
 
 
-def test_tables_of_different_units_refused(output: Output, parse_error: Callable[..., ParseError]) -> None:
+def test_a_table_of_another_unit_is_unread(output: Output, unread_line) -> None:
     text = output("perftest", "rxe-ib_write_bw-all-sizes-gbits.txt")
-    parse_error(parse_perftest, text + output("perftest", "rxe-ib_write_bw-all-sizes-mbsec.txt"), "more result tables")
+    parsed = parse_perftest(text + output("perftest", "rxe-ib_write_bw-all-sizes-mbsec.txt"))
+    unread_line(parsed, "BW peak[MB/sec]", "more result tables")
+    assert parsed.facts.bw_unit == "Gb/sec" and parsed.facts.bandwidth_rows == parse_perftest(text).facts.bandwidth_rows
 
 
 @pytest.mark.parametrize("text", ["", "  \n", "hello world\n"], ids=["empty", "blank", "unrelated"])
@@ -219,14 +241,20 @@ def test_latency_at_a_size(output: Output) -> None:
         max_average_bw(result)
 
 
-def test_read_latency_server_prints_no_table(output: Output, parse_error: Callable[..., ParseError]) -> None:
-    parse_error(parse_perftest, output("perftest", "rxe-ib_read_lat-server.txt"), "neither a result table")
+def test_read_latency_server_prints_no_table(output: Output) -> None:
+    """A read-latency server prints its header and no table: the header is read, no latency is."""
+    result = parse_perftest(output("perftest", "rxe-ib_read_lat-server.txt")).facts
+    assert (result.test, result.device, result.kind) == ("RDMA_Read Latency Test", "rxe_b", None)
+    with pytest.raises(MeasurementMissing, match="no latency row"):
+        typical_latency_us(result)
 
 
-def test_latency_row_not_matching_header_refused(output: Output, parse_error: Callable[..., ParseError]) -> None:
+def test_latency_row_not_matching_header_is_unread(output: Output, unread_line) -> None:
     text = output("perftest", WRITE_LAT)
     row = text.splitlines()[21]
-    parse_error(parse_perftest, text.replace(row, row + "   3.00"), "expected 9 columns, found 10")
+    parsed = parse_perftest(text.replace(row, row + "   3.00"))
+    unread_line(parsed, "expected 9 columns, found 10")
+    assert int(row.split()[0]) not in [r.bytes for r in parsed.facts.latency_rows] and not parsed.facts.complete
 
 
 def test_older_short_latency_header_leaves_columns_empty(output: Output) -> None:
@@ -276,8 +304,13 @@ def test_duration_run_reports_no_peak(output: Output) -> None:
     assert (row.bytes, row.iterations, row.bw_peak, row.bw_average) == (65536, 4192, 0.0, 0.73)
 
 
-def test_interrupted_run_infinitely_is_truncated(output: Output, parse_error: Callable[..., ParseError]) -> None:
-    parse_error(parse_perftest, output("perftest", "rxe-ib_write_bw-run-infinitely-interrupted.txt"), "not terminated")
+def test_interrupted_run_infinitely_is_incomplete(output: Output) -> None:
+    """--run_infinitely prints one row a second until interrupted, never the closing line: each row is read, the
+    table is not complete."""
+    result = parse_perftest(output("perftest", "rxe-ib_write_bw-run-infinitely-interrupted.txt")).facts
+    assert result.bandwidth_rows and not result.complete
+    with pytest.raises(MeasurementMissing, match="cut short"):
+        max_average_bw(result)
 
 
 @pytest.mark.parametrize(("name", "kind", "line"), [
@@ -352,9 +385,11 @@ def test_both_sides_keep_the_worse_average(output: Output) -> None:
     assert [row.bw_average for row in result.bandwidth_rows] == [3999.99]
 
 
-def test_mib_excerpt_cut_by_its_author(output: Output, parse_error: Callable[..., ParseError]) -> None:
-    parse_error(parse_perftest, output("perftest", "azure-hbv3-ib_send_bw-mibsec-server-excerpt-cut.txt"),
-                "not terminated by its dashed line")
+def test_mib_excerpt_cut_by_its_author(output: Output, unread_line) -> None:
+    """The notes' author cut the table with '....': the rows quoted are read, the table is not complete."""
+    parsed = parse_perftest(output("perftest", "azure-hbv3-ib_send_bw-mibsec-server-excerpt-cut.txt"))
+    assert parsed.facts.bw_unit == "MiB/sec" and parsed.facts.bandwidth_rows and not parsed.facts.complete
+    unread_line(parsed, "....")
 
 
 def test_server_of_a_one_way_run_over_all_sizes_prints_the_last_size_only(output: Output) -> None:
@@ -373,9 +408,9 @@ def test_both_sides_of_a_bidirectional_run_pasted_one_after_the_other(output: Ou
     assert max_average_bw(result) == 779.21
 
 
-def test_a_server_size_the_client_never_printed_is_refused(
-        output: Output, parse_error: Callable[..., ParseError]) -> None:
+def test_a_server_size_the_client_never_printed_refuses_both_tables(output: Output, unread_line) -> None:
     text = output("perftest", MI355X_ROCM)
     server_row = " 8388608    5000             19044.44"
-    parse_error(parse_perftest, text.replace(server_row, " 8388609    5000             19044.44", 1),
-                "sizes differ", "not the two sides of one run")
+    parsed = parse_perftest(text.replace(server_row, " 8388609    5000             19044.44", 1))
+    unread_line(parsed, "8388609", "sizes differ", "not the two sides of one run")
+    assert parsed.facts.bandwidth_rows == ()
