@@ -7,7 +7,7 @@ are ``ACTIVE`` / ``LINK_UP`` here), so a node without iproute2's ``rdma`` still 
 parsing rule: a value is taken only in the form ibstat prints it (a state word, a rate of whole or half Gb/s, a
 ``0x`` GUID); a line of another form, or one before any ``CA`` line (a cut quote), costs only its own fact and is
 kept unread, scoped to its adapter. ``ibpanic:`` (ibstat stopped on an adapter) is unread too: the adapters
-printed before it keep their facts. An adapter with fewer port sections than its ``Number of ports`` (a cut
+printed before it keep their facts; ``ibwarn:`` lines (libibumad's debug messages) are known. An adapter with fewer port sections than its ``Number of ports`` (a cut
 output) keeps the ports printed.
 """
 
@@ -22,6 +22,7 @@ from pytest_gpufabric.parsers.registry import parser
 from pytest_gpufabric.parsers.truncation import refuse_unfinished_line
 
 TOOL = "ibstat"
+IBWARN = re.compile(r"^ibwarn: \[\d+\] \w+: ")
 CA_HEADER = re.compile(r"^CA '([^']+)'$")
 PORT_HEADER = re.compile(r"^Port (\d+):$")
 FIELD = re.compile(r"^([A-Za-z][A-Za-z ]*):\s*(.*)$")
@@ -142,6 +143,8 @@ def parse_ibstat(text: str) -> Parsed[Ibstat]:
                 reading.used(line)
         elif line.stripped.startswith("ibpanic:"):
             reading.unread(line, "ibstat stopped here (ibpanic)")
+        elif IBWARN.match(line.stripped):
+            reading.known(line)  # libibumad's debug messages (-d): no fact of an adapter
         elif port_header and blocks and (skip is None or skip[0].startswith("port")):
             port = integer(port_header.group(1), "port")
             skip = (f"port {port} of {blocks[-1].name!r} listed twice", blocks[-1].name) if port in blocks[-1].ports else None

@@ -15,7 +15,7 @@ from pytest_gpufabric.parsers.truncation import refuse_unfinished_line
 
 MODINFO_TOOL = "modinfo"
 FIELD_NAME = re.compile(r"^[A-Za-z_][\w.]*$")
-CONTINUATION = re.compile(r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2})*:?$")  # a signature or key continued, hex bytes
+HEX_BYTES = re.compile(r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2})*:?$")  # a signature or key continued
 
 LSMOD_TOOL = "lsmod"
 DKMS_TOOL = "dkms-status"
@@ -49,8 +49,9 @@ class ModuleInfo:
 
 @parser(MODINFO_TOOL, "modinfo <module>: version, vermagic, depends and the other fields")
 def parse_modinfo(text: str) -> Parsed[ModuleInfo]:
-    """``<field>: <value>`` lines; kmod 26 and later print a signature and its key over several indented lines
-    of hex, read as the continuation of the field above. A line of another form costs only its own field (kept
+    """``<field>: <value>`` lines; an indented line continues the value above it (kmod 26 and later print a
+    signature and its key over several lines of hex; a parameter's help may hold line breaks, which modinfo prints
+    as they are, indented by the module's own tabs). A line of another form costs only its own field (kept
     unread); ``modinfo: ERROR: ...`` alone (an unknown module) is refused with its words."""
     reading = Reading(MODINFO_TOOL, text)
     refuse_unfinished_line(reading, text)
@@ -63,9 +64,10 @@ def parse_modinfo(text: str) -> Parsed[ModuleInfo]:
             errors.append(line.stripped.partition("ERROR:")[2].strip())
             reading.unread(line, "modinfo's error")
             last = None
-        elif line.indent and last is not None and CONTINUATION.match(line.stripped):
+        elif line.indent and last is not None:  # a value continued: a signature's hex, a parameter's help
             values = fields[last[0]]
-            values[-1] += ("" if values[-1].endswith(":") or not values[-1] else " ") + line.stripped
+            joint = "" if values[-1].endswith(":") and HEX_BYTES.match(line.stripped) or not values[-1] else " "
+            values[-1] += joint + line.stripped
             reading.used(line)
         elif sep and FIELD_NAME.match(key.strip()) and not line.indent:
             fields.setdefault(key.strip(), []).append(value.strip())

@@ -6,7 +6,7 @@ indented the whole output) and its lines follow, indented. Read by the parsing r
 the forms pciutils prints them (``Speed 16GT/s (ok), Width x16 (ok)``; older releases without the ``(ok)``, and
 the flags on the same line); such a line of another form (``Speed 2.5Gb/s`` of pciutils before 3.0, an OCR slip)
 costs only that field of its function and is kept unread. Every other indented line is a property no check reads
-(known). A line at the left margin that is not a device line (a prompt, a warning) is unread, and so are the
+(known), and so is the configuration space ``-x`` prints. A line at the left margin that is not a device line (a prompt, a warning) is unread, and so are the
 indented lines after it up to the next device line: they belong to a device that cannot be told. A device listed
 twice is read from its first listing.
 """
@@ -28,6 +28,8 @@ FLAG = re.compile(r"^([A-Za-z][A-Za-z0-9]*)([+-])$")
 SPEED = re.compile(r"^Speed (?:(\d+(?:\.\d+)?)GT/s|(unknown))(?: \((ok|downgraded)\))?$")
 WIDTH = re.compile(r"^Width x(\d+)(?: \((ok|downgraded)\))?$")
 FIELD_START = re.compile(r"^\s*[A-Za-z][\w ]*:")
+HEX_DUMP = re.compile(r"^[0-9a-f]{2,3}: ([0-9a-f]{2} ){15}[0-9a-f]{2}$")  # -x / -xxx / -xxxx: the configuration space
+BRIDGE_CLASS = re.compile(r"^(PCI bridge|(Class )?0604)\b")  # by name, or by class code where lspci has no names
 JUDGED = ("LnkCap", "LnkSta", "ACSCtl")
 DRIVER = "Kernel driver in use"
 INTERRUPTED = "lines lost"  # in ``unread_fields``: indented lines after an unread margin line, of no known device
@@ -162,7 +164,7 @@ def _function(function: _Function) -> PciFunction:
         bdf=function.bdf,
         class_name=re.sub(r"\s*\[[0-9a-fA-F]{4}\]$", "", class_name.strip()),
         description=function.description,
-        is_bridge=class_name.strip().startswith("PCI bridge"),
+        is_bridge=bool(BRIDGE_CLASS.match(class_name.strip())),
         driver=function.fields.get(DRIVER),  # type: ignore[arg-type]
         capabilities_readable=function.readable,
         acs_ctl=function.fields.get("ACSCtl"),  # type: ignore[arg-type]
@@ -193,6 +195,8 @@ def parse_lspci(text: str) -> Parsed[LspciReport]:
             functions.append(current)
             bodies[bdf] = []
             reading.used(line)
+        elif HEX_DUMP.match(line.text):
+            reading.known(line)  # the configuration space that -x prints after the function's lines
         elif current is not None and line.indent:
             bodies[current.bdf].append(line)
         elif line.indent and lost is not None:

@@ -32,6 +32,7 @@ RTT = re.compile(r"^(?:rtt|round-trip) min/avg/max(?:/(?:mdev|stddev))? = (\d+\.
 REPLY = re.compile(r"^\d+ bytes from \S+ \S+ (icmp_[rs]eq|seq)=\d+ ttl=\d+ time=[\d.]+ ms( \(DUP!\))?$|"
                    r"^\d+ bytes from \S+: (icmp_[rs]eq|seq)=\d+ ttl=\d+ time=[\d.]+ ms( \(DUP!\))?$")
 PIPE = re.compile(r"^pipe \d+$")
+INTERRUPT = "^C"  # the terminal's echo of Ctrl-C, which ends a ping without -c
 FRAG_NEEDED = re.compile(r"Frag needed and DF set \(mtu = (\d+)\)")
 LOCAL_MTU = re.compile(r"message too long, mtu=(\d+)", re.IGNORECASE)
 ERROR_LINE = re.compile(r"^(?:ping: .+|From \S+ (?:icmp_seq=\d+ )?.+)$")
@@ -113,7 +114,7 @@ def parse_ping(text: str) -> Parsed[PingResult]:
         elif REPLY.match(stripped):
             replies += 1
             reading.known(line)
-        elif PIPE.match(stripped):
+        elif PIPE.match(stripped) or stripped == INTERRUPT:
             reading.known(line)
         elif ERROR_LINE.match(stripped):
             messages.append(stripped)
