@@ -61,8 +61,12 @@ def parse_gdrcopy_sanity(text: str) -> Parsed[GdrcopySanity]:
     listed: dict[str, list[str]] = {"failed": [], "waived": []}
     outcomes: dict[str, str] = {}
     in_list: Optional[str] = None
+    previous = 0
     for line in reading.content():
         stripped = line.stripped
+        if line.number > previous + 1:
+            in_list = None  # a blank line ends a list of tests
+        previous = line.number
         summary, check = SUMMARY.match(stripped), CHECK_SUMMARY.match(stripped)
         outcome, failure = OUTCOME.match(stripped), CHECK_FAILURE.match(stripped)
         if stripped in LISTS:
@@ -91,8 +95,7 @@ def parse_gdrcopy_sanity(text: str) -> Parsed[GdrcopySanity]:
         elif KNOWN.match(stripped):
             reading.known(line)
         else:
-            in_list = None
-            reading.unread(line, "not a line of gdrcopy's sanity test")
+            reading.unread(line, "not a line of gdrcopy's sanity test", in_list or "")
     total, passed, failed, waived = counts if counts is not None else (None, None, None, None)
     sanity = GdrcopySanity(total, passed, failed, waived, tuple(listed["waived"]), tuple(listed["failed"]),
                            outcomes or None)

@@ -60,6 +60,11 @@ PORT_FIELDS: dict[str, Callable[[str, str], object]] = {
 }  # fmt: skip
 
 
+# The other keys ibstat prints (infiniband-diags src/ibstat.c): understood, no fact read from them.
+OTHER_CA_FIELDS = ("Firmware version", "Hardware version", "System image GUID")
+OTHER_PORT_FIELDS = ("Base lid", "LMC", "SM lid", "Capability mask")
+
+
 @dataclass(frozen=True)
 class IbstatPort:
     number: int
@@ -114,8 +119,11 @@ def _field(reading: Reading, line: Line, block: _Block, port: Optional[int]) -> 
         return
     key, value = match.group(1).strip(), match.group(2).strip()
     forms = PORT_FIELDS if port is not None else CA_FIELDS
-    if key not in forms:
+    if key in (OTHER_PORT_FIELDS if port is not None else OTHER_CA_FIELDS):
         reading.known(line)
+        return
+    if key not in forms:
+        reading.unread(line, f"{key!r} is not a key ibstat prints here", scope)
         return
     target = block.ports[port] if port is not None else block.fields
     with reading.row(line, scope):

@@ -84,7 +84,7 @@ PORT_FIELDS = {
     "state": re.compile(r"^(PORT_\w+) \(\d+\)$"), "max_mtu": re.compile(r"^(\d+) \(\d+\)$"),
     "active_mtu": re.compile(r"^(\d+) \(\d+\)$"), "link_layer": re.compile(r"^(InfiniBand|Ethernet|Unspecified|IB)$"),
 }  # fmt: skip
-FIELD = re.compile(r"^([a-z_][a-z0-9_ ]*):\s*(.*)$", re.IGNORECASE)
+FIELD = re.compile(r"^([a-z_][a-z0-9_]*):\s*(.*)$")  # ibv_devinfo's attribute names are lower-case
 FLAG_NAMES = re.compile(r"^[A-Z0-9_]+(?:\s+[A-Z0-9_]+)*$")  # the names ``-v`` lists under a flags field
 ABI_START = re.compile(r"^libibverbs: Warning: Driver .* for\s*$")  # a warning a document wrapped before "device"
 NO_DEVICE = "No IB devices found"

@@ -14,7 +14,7 @@ from pytest_gpufabric.parsers.tables import first_word
 from pytest_gpufabric.parsers.truncation import refuse_unfinished_line
 
 MODINFO_TOOL = "modinfo"
-FIELD_NAME = re.compile(r"^[A-Za-z_][\w.]*$")
+FIELD_NAME = re.compile(r"^[a-z_][a-z0-9_.]*$")  # modinfo's tags are lower-case (MODULE_INFO(tag, ...))
 HEX_BYTES = re.compile(r"^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2})*:?$")  # a signature or key continued
 
 LSMOD_TOOL = "lsmod"
@@ -218,7 +218,7 @@ def parse_proc_modules(text: str) -> Parsed[LoadedModules]:
     modules = []
     for line in reading.content():
         with reading.row(line, scope=first_word(line)):
-            match = PROC_MODULES_LINE.match(line.stripped)
+            match = PROC_MODULES_LINE.match(line.words)
             if not match:
                 raise Unfit("expected '<module> <size> <refcount> <users|-> <state> [<address>]'")
             users = tuple(user for user in match.group("deps").split(",") if user and user != "-")

@@ -182,6 +182,7 @@ def parse_lspci(text: str) -> Parsed[LspciReport]:
     bodies: dict[str, list[Line]] = {}
     current: Optional[_Function] = None
     lost: Optional[str] = "before any device line: its device is not known"
+    cut: Optional[_Function] = None  # the function before a margin line not understood: indented lines after it may be its own
     for line in reading.content():
         header = HEADER.match(line.text)
         if header:
@@ -189,9 +190,9 @@ def parse_lspci(text: str) -> Parsed[LspciReport]:
             if ": " not in description or any(f.bdf == bdf for f in functions):
                 lost = f"{bdf}: listed twice" if ": " in description else f"{bdf}: expected '<class>: <device>'"
                 reading.unread(line, lost, bdf)
-                current = None
+                current = cut = None
                 continue
-            current, lost = _Function(bdf, description), None
+            current, lost, cut = _Function(bdf, description), None, None
             functions.append(current)
             bodies[bdf] = []
             reading.used(line)
@@ -201,10 +202,11 @@ def parse_lspci(text: str) -> Parsed[LspciReport]:
             bodies[current.bdf].append(line)
         elif line.indent and lost is not None:
             reading.unread(line, lost)
+            if cut is not None and INTERRUPTED not in cut.unread:
+                cut.unread.append(INTERRUPTED)
         else:
             reading.unread(line, "expected a device line like '0000:00:01.0 PCI bridge: ...'")
-            if current is not None:
-                current.unread.append(INTERRUPTED)
+            cut = current or cut
             current, lost = None, f"after the line {line.number} not understood: its device is not known"
     for function in functions:
         _body(reading, function, bodies[function.bdf])

@@ -26,7 +26,7 @@ NET_IB_NONE = re.compile(r"^NET/IB\s*:\s*No device found")
 NET_SOCKET_USING = re.compile(r"^NET/Socket\s*:\s*Using\s+(.*)$")
 SOCKET_DEVICE = re.compile(r"\[(\d+)\]([^:\s]+):(\S+?)(?=\s|$)")
 # Messages whose subject is one of the facts read: one that does not fit its full form is unread, never guessed.
-LOOKS_READ = re.compile(r"^(Channel \d+/\d+\s*:.*\bvia\b|NCCL version\b|NET/IB\s*:\s*Using|NET/Socket\s*:\s*Using)")
+LOOKS_READ = re.compile(r"^(Channel \d+/\d+\s*:.*->|NCCL version\b|NET/IB\s*:\s*Using|NET/Socket\s*:\s*Using)")
 CHANNEL = re.compile(r"^Channel (\d+)/(\d+)\s*:\s*(\d+)\[([0-9a-fA-Fx]+)\]\s*->\s*(\d+)\[([0-9a-fA-Fx]+)\]"
                      r"(?:\s*\[(send|receive)\])?\s+via\s+(.+?)(?:\s+comm\s+0x[0-9a-fA-F]+.*)?\s*$")
 

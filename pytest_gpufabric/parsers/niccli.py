@@ -225,7 +225,7 @@ def parse_niccli_pri2cos(text: str) -> Parsed[Pri2Cos]:
     entries: list[PriorityQueue] = []
     header = False
     for line in reading.content():
-        base_queue = BASE_QUEUE.match(line.stripped)
+        base_queue = BASE_QUEUE.match(line.words)
         if base_queue and base is None:
             base = integer(base_queue.group(1), "base queue")
             reading.used(line)
@@ -243,7 +243,7 @@ def parse_niccli_pri2cos(text: str) -> Parsed[Pri2Cos]:
                 if any(e.priority == entry.priority for e in entries):
                     raise Unfit(f"priority {entry.priority} listed twice")
                 entries.append(entry)
-    complete = header and not any(u.scope.isdigit() or not u.scope for u in reading.unread_lines())
+    complete = header and not any(u.scope.isdigit() for u in reading.unread_lines())  # no row left unread
     return reading.done(Pri2Cos(base, tuple(entries), complete), nothing="no '<priority> <tc> <queue>' row")
 
 
@@ -284,7 +284,7 @@ def parse_niccli_dscp2prio(text: str) -> Parsed[Dscp2Prio]:
                 mapping.update({dscp: priority for dscp in dscps})
         else:
             reading.unread(line, "expected 'priority:<n> dscp:<n>,...'")
-    complete = not reading.unread_lines()
+    complete = not any(re.search(r"priority|dscp", u.text, re.IGNORECASE) for u in reading.unread_lines())
     if header is not None and not mapping and complete:
         reading.used(header)  # nothing mapped: the header alone is the answer
     return reading.done(Dscp2Prio(mapping, complete), nothing="no 'dscp2prio mapping:' header and no 'priority:<n> dscp:<n>' line")

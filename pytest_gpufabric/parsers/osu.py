@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pytest_gpufabric.errors import MeasurementMissing
 from pytest_gpufabric.parsers.reading import Line, Parsed, Reading, Unfit, decimal, integer
 from pytest_gpufabric.parsers.registry import parser
-from pytest_gpufabric.parsers.tables import first_word
+from pytest_gpufabric.parsers.tables import TAB_STOP, first_word
 from pytest_gpufabric.parsers.truncation import refuse_unfinished_line
 
 TOOL = "osu"
@@ -108,7 +108,7 @@ def parse_osu(text: str) -> Parsed[OsuResult]:
     rows: list[OsuRow] = []
     second = False
     for line in reading.content():
-        stripped = line.stripped
+        stripped = line.text.expandtabs(TAB_STOP).strip()  # a tab-aligned copy reads as the spaced one
         header = HEADER.match(stripped)
         if second:
             reading.unread(line, "a second result table in one output: one benchmark run at a time")

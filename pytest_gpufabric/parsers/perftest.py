@@ -22,7 +22,7 @@ from typing import Callable, TypeVar
 from pytest_gpufabric.errors import MeasurementMissing
 from pytest_gpufabric.parsers.reading import Line, Parsed, Reading, Unfit, decimal, integer
 from pytest_gpufabric.parsers.registry import parser
-from pytest_gpufabric.parsers.tables import first_word
+from pytest_gpufabric.parsers.tables import TAB_STOP, first_word
 from pytest_gpufabric.parsers.truncation import refuse_unfinished_line
 
 TOOL = "perftest"
@@ -328,6 +328,7 @@ def parse_perftest(text: str) -> Parsed[PerftestResult]:
     gpu: re.Match[str] | None = None
     allocated: int | None = None
     for line in reading.content():
+        line = Line(line.number, line.text.expandtabs(TAB_STOP))  # a tab-aligned copy reads as the spaced one
         header = _table_header(line)
         in_table = len(sides) > closed or (len(sides) == 2 and closed == 1 and line.stripped[:1].isdigit())
         if header is not None:
