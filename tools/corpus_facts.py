@@ -26,6 +26,7 @@ from pytest_gpufabric.errors import ParseError
 from pytest_gpufabric.parsers.all import MODULES  # noqa: F401  (registers every parser)
 from pytest_gpufabric.parsers.reading import facts_of
 from pytest_gpufabric.parsers.registry import PARSERS, to_plain
+from tools.corpus_node_tools import NODE_TOOLS
 
 OUTPUTS = Path(__file__).resolve().parents[1] / "fixtures" / "outputs"
 FACTS_FILE = "FACTS.yaml"
@@ -155,6 +156,7 @@ FLATTEN: dict[str, Callable[[Any], dict[str, str]]] = {
     "sysfs-dmi-id": lambda facts: {"value": facts},
     "proc-cpuinfo-flags": lambda facts: {"x86": str(facts["x86"]), "hypervisor": str("hypervisor" in facts["flags"])},
     "sysfs-iommu-group": lambda facts: {f"group_type {bdf}": str(kind) for bdf, kind in facts.items()},
+    **NODE_TOOLS,
 }
 
 
