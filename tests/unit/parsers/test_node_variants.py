@@ -11,9 +11,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_gpufabric.parsers.amd_smi import parse_amd_smi_list, parse_amd_smi_topology, parse_amd_smi_xgmi
+from pytest_gpufabric.parsers.amd_smi import parse_amd_smi_list, parse_amd_smi_metric, parse_amd_smi_topology, parse_amd_smi_xgmi
+from pytest_gpufabric.parsers.ethtool import parse_ethtool, parse_ethtool_driver
 from pytest_gpufabric.parsers.ibdev2netdev import parse_ibdev2netdev
-from pytest_gpufabric.parsers.ip import parse_ip_addr
+from pytest_gpufabric.parsers.ip import parse_ip_addr, parse_ip_route
 from pytest_gpufabric.parsers.lldp import parse_lldpctl_keyvalue
 from pytest_gpufabric.parsers.nccl_tests import parse_nccl_tests
 from pytest_gpufabric.parsers.nvidia_smi import parse_nvidia_smi_topo
@@ -45,6 +46,11 @@ TABLES = [
     (parse_amd_smi_xgmi, "amd-smi-xgmi", "rocm_blog_mi300x_short_bdf_cut.txt"),
     (parse_rdma_link, "rdma-link", "pmem_shuffle_iproute2_old_form_iwarp.txt"),
     (parse_ibdev2netdev, "ibdev2netdev", "imbue_issue4_column_t.txt"),
+    (parse_nvidia_smi_topo, "nvidia-smi-topo", "go_gpuallocator_issue17_rtx4090x8_tabs.txt"),
+    (parse_nvidia_smi_topo, "nvidia-smi-topo", "sglang_issue11208_gb200x4_numa_lists_excerpt.txt"),
+    (parse_nvidia_smi_topo, "nvidia-smi-topo", "nccl_issue2157_a100x8_18nics_unindented_header_excerpt.txt"),
+    (parse_nvidia_smi_topo, "nvidia-smi-topo", "club3090_issue1125_indented_wrapped_legend.txt"),
+    (parse_rocm_smi_showtopo, "rocm-smi-showtopo", "rccl_issue538_mi100x4_pcie_numa7.txt"),
 ]
 # Lines of key and value, or prose: a value may hold a single space a tab must not replace.
 LINES = [
@@ -53,6 +59,12 @@ LINES = [
     (parse_rocm_smi_showbus, "rocm-smi-showbus", "legacy_rocm_build_issue1715_rocm_smi_a_excerpt.txt"),
     (parse_amd_smi_list, "amd-smi-list", "changelog_kfd_ids_2gpu.txt"),
     (parse_nccl_tests, "nccl-tests", "aws_do_eks_p5_single_node_mpirun_tag_output.txt"),
+    (parse_nccl_tests, "nccl-tests", "aws_do_eks_gpu_efa_p4d_tag_output_indented.txt"),
+    (parse_ethtool, "ethtool", "aqc111_issue1_synology_eth2_prompt.txt"),
+    (parse_ethtool_driver, "ethtool-i", "ethq_issue21_mlx4_en_trailing_spaces.txt"),
+    (parse_ip_addr, "ip-addr", "devhost_netns_ip_br_addr.txt"),
+    (parse_amd_smi_metric, "amd-smi-metric", "changelog_usage_xcp_wrapped_lists.txt"),
+    (parse_ip_route, "ip-route", "devhost_netns_main_multipath_blackhole.txt"),
 ]
 
 
@@ -97,6 +109,8 @@ def test_line_variants_give_the_same_facts(parse: Parse, family: str, name: str,
     ("nvidia-smi-topo", "stelline_rtx6000x4_prompt_expanded_nic_legend.txt", 3, 1),  # GPU0: its X into NODE
     ("nvidia-smi-topo", "stelline_rtx6000x4_prompt_expanded_nic_legend.txt", 5, 4),  # GPU2: NODE into SYS
     ("nvidia-smi-topo", "gpu_compress_a100x8_tabs_nic_legend.txt", 2, 8),  # GPU0: its last NV12 into PXB
+    ("nvidia-smi-topo", "nccl_issue2157_a100x8_18nics_unindented_header_excerpt.txt", 3, 12),  # read by its words
+    ("nvidia-smi-topo", "club3090_issue1125_indented_wrapped_legend.txt", 2, 1),  # GPU0: its X into NODE
 ])
 def test_a_fused_matrix_cell_refuses_its_row(family: str, name: str, row_line: int, cell: int) -> None:
     assert_fused_cell_refused(parse_nvidia_smi_topo, read_output(family, name).expandtabs(8), row_line, cell)
