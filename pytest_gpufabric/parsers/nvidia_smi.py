@@ -32,11 +32,17 @@ DEVICE = re.compile(r"^(GPU\d+|NIC\d+|(mlx\d+|bnxt_re|ionic|irdma|i40iw|hns|qedr
 EXTRA_COLUMNS = ("CPU Affinity", "NUMA Affinity", "GPU NUMA ID")
 # Connection types of the legend (SOC: drivers before 384 for SYS); X is the device itself.
 LINK_TYPE = re.compile(r"^(X|SYS|SOC|NODE|PHB|PXB|PIX|PSB|NV\d+)$")
+# Drivers of the 550 series print some cells of a wide matrix without the tab after them when the cell fills
+# its column (``NODENODE``, ``NODEPXB`` in a row, ``NIC8NIC9`` in the header; sgl-project/sglang#14092,
+# vllm-project/vllm#13855). The legend's words and the device names split such a word in one way only.
+LINK_WORD = re.compile(r"X|SYS|SOC|NODE|PHB|PXB|PIX|PSB|NV\d+")
+FUSED_LINKS = re.compile(r"^(?:X|SYS|SOC|NODE|PHB|PXB|PIX|PSB|NV\d+){2,}$")
+FUSED_DEVICES = re.compile(r"^(?:(?:GPU|NIC)\d+){2,}$")
 CPU_LIST = re.compile(r"^(N/A|\d+(-\d+)?(,\d+(-\d+)?)*)$")  # also NUMA node lists of Grace systems
 LEGEND_TITLE = re.compile(r"^(NIC )?Legend:$")
 LEGEND_ENTRY = re.compile(r"^(\S+)\s+=\s+\S.*$")  # "X    = Self", "NV#  = Connection traversing ..."
 NIC_ENTRY = re.compile(r"^(NIC\d+):\s*(\S+)$")
-KNOWN_BEFORE = re.compile(r"^(```\w*|\$.*nvidia-smi topo.*|.*[$#]\s*nvidia-smi topo.*|nvidia-smi topo.*|NVIDIA Topology:?)$")
+KNOWN_BEFORE = re.compile(r"^(```\w*|\$.*nvidia-smi topo.*|.*[$#➜]\s*(~\s+)?nvidia-smi topo.*|nvidia-smi topo.*|(NVIDIA|GPU) Topology:?)$")
 # Drivers that cap the NIC columns say so before the header ("18 NICs found, only displaying 16"): the matrix
 # then names fewer NICs than the node has, which the NIC legend shows.
 NICS_CAPPED = re.compile(r"^\d+ NICs? found,? only displaying \d+\b.*$", re.IGNORECASE)
@@ -91,7 +97,7 @@ def _header_devices(line: Line) -> list[str]:
     names, every column of a header is a title (``CPU Affinity``...), where a row holds ``X`` or a link type
     after its label. A header is indented by the column of row labels; a paste that lost that first tab starts
     with ``GPU0`` like a row, and is told from one by the word after it."""
-    words = line.words.split(" ")
+    words = [part for word in line.words.split(" ") for part in _split_devices(word)]
     devices: list[str] = []
     for word in words:
         if not DEVICE.match(word):
@@ -103,6 +109,17 @@ def _header_devices(line: Line) -> list[str]:
     if line.text[:1] not in (" ", "\t") and len(devices) == 1 and not rest:
         return []  # a lone "GPU0" (a one-GPU row cut after its label) is no header
     return devices
+
+
+def _split_devices(word: str) -> list[str]:
+    """``NIC8NIC9`` (a header word the driver printed without its tab) as the two device names it is."""
+    return re.findall(r"(?:GPU|NIC)\d+", word) if FUSED_DEVICES.match(word) else [word]
+
+
+def _split_links(word: str) -> list[str]:
+    """``NODENODE`` (cells the driver printed without the tab between them) as the legend words it is made of;
+    any other word as it is."""
+    return LINK_WORD.findall(word) if FUSED_LINKS.match(word) else [word]
 
 
 EXTRAS = "extras"  # the columns after the devices, read as one cell (see _matrix_header)
@@ -118,7 +135,7 @@ def _matrix_header(line: Line, devices: tuple[str, ...]) -> tuple[Header, tuple[
     read in order as the words of that cell, and a GPU row must give one per title (a missing one refuses the
     row: which one is missing cannot be told)."""
     full = header_from_names(line, EXTRA_COLUMNS, leading=LABEL)
-    titles = tuple(name for name in full.names if name != LABEL and name not in devices)
+    titles = tuple(name for name in full.names if name in EXTRA_COLUMNS)
     columns = [column for column in full.columns if column.name not in titles]
     first = next((column for column in full.columns if column.name in titles), None)
     if first is not None:
@@ -157,10 +174,14 @@ def _tab_fields(line: Line, devices: tuple[str, ...], titles: tuple[str, ...]) -
     dropped, and a NIC row ends in empty fields; an empty field anywhere else is not the driver's layout
     (a copy whose spaces were turned back into tabs) and refuses this way of reading the row."""
     fields = line.text.split("\t")
-    values = [field.strip() for field in fields[1:1 + len(devices)]]
+    values: list[str] = []
+    rest = 1
+    while rest < len(fields) and len(values) < len(devices):
+        values += _split_links(fields[rest].strip())
+        rest += 1
     if len(values) != len(devices):
         raise Unfit(f"{len(values)} tab-separated cells for the {len(devices)} devices of the header")
-    extras = [field.strip() for field in fields[1 + len(devices):]]
+    extras = [field.strip() for field in fields[rest:]]
     while extras and not extras[-1]:
         extras.pop()
     if len(extras) == len(titles) + 1 and not extras[-2]:
@@ -195,7 +216,8 @@ def _row_cells(header: Header, devices: tuple[str, ...], titles: tuple[str, ...]
         return _check_row(found.get(LABEL, ""), found, devices)
 
     def by_words(line: Line) -> dict[str, str]:
-        words = line.stripped.split()
+        first, *others = line.stripped.split()
+        words = [first] + [part for word in others for part in _split_links(word)]
         values = words[1:1 + len(devices)]
         if len(values) != len(devices):
             raise Unfit(f"{len(values)} cells for the {len(devices)} devices of the header")

@@ -79,11 +79,16 @@ def test_a_topo_row_whose_x_is_not_under_its_own_device_is_refused() -> None:
     assert_never_misread(parse_nvidia_smi_topo("\n".join(lines)), parsed)
 
 
-def test_fused_cells_as_driver_550_printed_them_refuse_the_rows_not_the_legend() -> None:
+def test_cells_driver_550_printed_without_their_tab_are_read_by_the_legend_words() -> None:
+    """``NODENODE`` in the rows (an expanded copy) and ``NIC8NIC9`` in a tab-separated header: each splits into
+    the legend words or device names it is made of, in one way only."""
     parsed = parse_nvidia_smi_topo(read_output(TOPO, "sglang_issue14092_h20x8_36nics_fused_cells_driver550.txt"))
-    assert parsed.facts.links == {}
-    assert parsed.facts.nics["NIC34"] == "mlx5_bond_2" and len(parsed.facts.nics) == 36
-    assert any("NODENODE" in u.text for u in parsed.unread)
+    topology = parsed.facts
+    assert (topology.link("GPU0", "NIC12"), topology.link("GPU0", "NIC13"), topology.link("GPU0", "NIC35")) == ("NODE", "NODE", "PIX")
+    assert topology.link("NIC12", "NIC13") == "PIX" and topology.nics["NIC34"] == "mlx5_bond_2" and not parsed.unread
+    tabs = parse_nvidia_smi_topo(read_output(TOPO, "vllm_issue13855_h100x8_12nics_tabs_fused_header_excerpt.txt")).facts
+    assert "NIC8" in tabs.devices and "NIC9" in tabs.devices
+    assert (tabs.link("GPU5", "NIC8"), tabs.link("GPU5", "NIC9"), tabs.link("GPU0", "NIC9")) == ("NODE", "PXB", "SYS")
 
 
 def test_an_indented_tag_output_paste_gives_the_facts_of_the_unindented_one() -> None:
