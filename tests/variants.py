@@ -166,6 +166,17 @@ def assert_fused_cell_refused(parse: Callable[[str], Any], text: str, row_line: 
     assert_never_misread(parse(text), variant)
 
 
+def assert_fused_cell_read_or_refused(parse: Callable[[str], Any], text: str, row_line: int, cell: int) -> None:
+    """For a format whose cells come from a closed vocabulary (``nvidia-smi topo -m``'s legend words): fusing cell
+    ``cell`` of the row at ``row_line`` gives the same facts (the fused word splits into those words in one way
+    only) or refuses the row; nothing is misread."""
+    line = text.split("\n")[row_line - 1]
+    variant = parse(_replace_line(text, row_line, fused_row(line, cell)))
+    assert_never_misread(parse(text), variant)
+    if flat(variant) != flat(parse(text)):
+        assert row_line in refused_lines(variant), f"fused row {row_line} changed without being refused"
+
+
 def assert_shift_never_misreads(parse: Callable[[str], Any], text: str, row_line: int, cell: int, by: int) -> None:
     """A cell moved off its place gives the same value (still under its column) or a refused row."""
     line = text.split("\n")[row_line - 1]
