@@ -121,7 +121,7 @@ def raise_on_setup_error(leg: PerftestLeg, result: PerftestResult, server: Comma
 
 def parse_client(leg: PerftestLeg, result: CommandResult, server: CommandResult, server_stopped: bool) -> PerftestResult:
     try:
-        parsed = parse_perftest(result.stdout)
+        parsed = parse_perftest(result.stdout).facts
     except ParseError as exc:
         raise MeasurementMissing(f"{leg.label}: {result.node}: `{result.command}` (exit {result.exit_code}): {exc}") from None
     raise_on_setup_error(leg, parsed, server, server_stopped)
