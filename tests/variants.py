@@ -79,6 +79,21 @@ def same_facts_variants(draw: st.DrawFn, text: str, insert_at: Sequence[int] = (
     return end.join(lines) + (end if trailing_newline or draw(st.booleans()) else "")
 
 
+@st.composite
+def line_variants(draw: st.DrawFn, text: str) -> str:
+    """Trailing whitespace, CRLF, a blank or warning line first or last: no tab inside a value."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    if draw(st.booleans()):
+        lines = [line + draw(st.sampled_from(["", " ", "\t", "  "])) for line in lines]
+    for place in (len(lines), 0):
+        if draw(st.booleans()):
+            lines.insert(place, draw(st.sampled_from(["", *WARNING_LINES])))
+    end = "\r\n" if draw(st.booleans()) else "\n"
+    return end.join(lines) + end
+
+
 def fused_row(line: str, cell: int) -> str:
     """``line`` with cell ``cell`` moved right until it touches the next one (``1,200     201`` -> ``1,200201``)."""
     text = line.expandtabs(8)

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from pytest_gpufabric.parsers.all import MODULES  # noqa: F401  (registers every parser)
 from pytest_gpufabric.parsers.registry import PARSERS
 from tests.outputs import read_output
-from tests.variants import END, WARNING_LINES, assert_fused_cell_refused, assert_same_facts, assert_shift_never_misreads, same_facts_variants
+from tests.variants import END, assert_fused_cell_refused, assert_same_facts, assert_shift_never_misreads, line_variants, same_facts_variants
 
 VARIANTS = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 Parse = Callable[[str], Any]
@@ -81,19 +81,6 @@ def test_table_variants_give_the_same_facts(family: str, name: str, data: st.Dat
     assert_same_facts(_parse(family), text, data.draw(same_facts_variants(text, insert_at=(0, END))))
 
 
-@st.composite
-def _line_variants(draw: st.DrawFn, text: str) -> str:
-    """Trailing whitespace, CRLF, a blank or warning line first or last: no tab inside a value."""
-    lines = text.replace("\r\n", "\n").split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    if draw(st.booleans()):
-        lines = [line + draw(st.sampled_from(["", " ", "\t", "  "])) for line in lines]
-    for place in (len(lines), 0):
-        if draw(st.booleans()):
-            lines.insert(place, draw(st.sampled_from(["", *WARNING_LINES])))
-    end = "\r\n" if draw(st.booleans()) else "\n"
-    return end.join(lines) + end
 
 
 @pytest.mark.parametrize(("family", "name"), LINES, ids=_ids(LINES))
@@ -101,7 +88,7 @@ def _line_variants(draw: st.DrawFn, text: str) -> str:
 @VARIANTS
 def test_line_variants_give_the_same_facts(family: str, name: str, data: st.DataObject) -> None:
     text = read_output(family, name)
-    assert_same_facts(_parse(family), text, data.draw(_line_variants(text)))
+    assert_same_facts(_parse(family), text, data.draw(line_variants(text)))
 
 
 def _row(family: str, name: str, starts: str) -> int:

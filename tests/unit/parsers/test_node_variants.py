@@ -24,12 +24,12 @@ from pytest_gpufabric.parsers.textutil import strip_ansi
 from tests.outputs import read_output
 from tests.variants import (
     END,
-    WARNING_LINES,
     assert_fused_cell_read_or_refused,
     assert_fused_cell_refused,
     assert_same_facts,
     assert_shift_never_misreads,
     flat,
+    line_variants,
     row_cells,
     same_facts_variants,
 )
@@ -84,19 +84,6 @@ def test_table_variants_give_the_same_facts(parse: Parse, family: str, name: str
     assert_same_facts(parse, text, data.draw(same_facts_variants(text, insert_at=(0, END))))
 
 
-@st.composite
-def _line_variants(draw: st.DrawFn, text: str) -> str:
-    """Trailing whitespace, CRLF, a blank or warning line first or last: no tab inside a value."""
-    lines = text.replace("\r\n", "\n").split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    if draw(st.booleans()):
-        lines = [line + draw(st.sampled_from(["", " ", "\t", "  "])) for line in lines]
-    for place in (len(lines), 0):
-        if draw(st.booleans()):
-            lines.insert(place, draw(st.sampled_from(["", *WARNING_LINES])))
-    end = "\r\n" if draw(st.booleans()) else "\n"
-    return end.join(lines) + end
 
 
 @pytest.mark.parametrize(("parse", "family", "name"), LINES, ids=_ids(LINES))
@@ -104,7 +91,7 @@ def _line_variants(draw: st.DrawFn, text: str) -> str:
 @VARIANTS
 def test_line_variants_give_the_same_facts(parse: Parse, family: str, name: str, data: st.DataObject) -> None:
     text = read_output(family, name)
-    assert_same_facts(parse, text, data.draw(_line_variants(text)))
+    assert_same_facts(parse, text, data.draw(line_variants(text)))
 
 
 @pytest.mark.parametrize(("family", "name", "row_line", "cell"), [
