@@ -7,7 +7,8 @@ open it (the figures of the README).
 Writes results.jsonl (tools/synthesize_results.py), the report (HTML, summary.xlsx, CSV files and, with --pdf,
 report.pdf), then opens report.html#pairs in headless Chromium in a 1280 x 900 window (its first screen saved
 as pairs-first-screen.png) and prints one line per file: its size, the build times (HTML wall and CPU, all
-files) and the opening times (to the load event, and the page's own first paint and load event).
+files) and the opening times (to the load event, the CPU time of Chromium's processes, and the page's own first
+paint and load event).
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ def _open(html: Path, screenshot: Path, times: int) -> None:
     with browser(timeout_s=120) as chromium:
         for _ in range(times):
             load = chromium.open(html, "pairs", WINDOW)
-            print(f"Chromium, {html.name}#pairs in {WINDOW[0]}x{WINDOW[1]}: {load.seconds:.2f} s to the load event "
+            print(f"Chromium, {html.name}#pairs in {WINDOW[0]}x{WINDOW[1]}: {load.seconds:.2f} s to the load event, "
+                  f"{load.cpu_seconds:.2f} s of CPU in its processes "
                   f"(page: first contentful paint {load.first_contentful_paint_ms} ms, DOM ready "
                   f"{load.dom_content_loaded_ms:.0f} ms, load event {load.load_event_ms:.0f} ms); {_load()}")
         screenshot.write_bytes(chromium.screenshot())

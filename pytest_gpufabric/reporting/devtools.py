@@ -1,5 +1,6 @@
 """Headless Chromium driven over the DevTools protocol on a pipe (``--remote-debugging-pipe``): open a page
-offline, time its loading, read where elements are laid out, and take a screenshot of the first screen.
+offline, time its loading (wall clock, and the CPU time of the browser's processes: what it costs on an idle
+machine), read where elements are laid out, and take a screenshot of the first screen.
 
 The protocol runs on two pipes the browser gets as its file descriptors 3 (commands) and 4 (answers and
 events), one JSON message per NUL-terminated line; no network port is opened. The page's own content runs
@@ -52,13 +53,29 @@ class Box:
 
 @dataclass(frozen=True)
 class PageLoad:
-    """How long a page took to open: from the navigation to its load event (wall clock, measured here), and the
-    page's own timings in milliseconds since its navigation started (first contentful paint, DOM ready, load)."""
+    """How long a page took to open: from the navigation to its load event (wall clock, measured here), the CPU
+    seconds the browser's processes spent meanwhile, and the page's own timings in milliseconds since its
+    navigation started (first contentful paint, DOM ready, load)."""
 
     seconds: float
     first_contentful_paint_ms: float | None
     dom_content_loaded_ms: float
     load_event_ms: float
+    cpu_seconds: float = 0.0
+
+
+def group_cpu_seconds(session: int) -> float:
+    """User and system CPU seconds of the live processes of a session (``/proc/PID/stat``: the browser started
+    in a session of its own, so every Chromium process of it)."""
+    ticks = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # the process ended meanwhile
+        if int(fields[3]) == session:  # fields after the command: state, ppid, pgrp, session, ...; utime, stime
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 class Browser:
@@ -126,14 +143,14 @@ class Browser:
                                                          "mobile": False}, session=True)
         self._navigate("about:blank")  # a page opened before would only scroll to the fragment: no load to time
         address = page.resolve().as_uri() + (f"#{fragment}" if fragment else "")
-        started = time.monotonic()
+        started, started_cpu = time.monotonic(), group_cpu_seconds(self.process.pid)
         self._navigate(address)
-        seconds = time.monotonic() - started
+        seconds, cpu_seconds = time.monotonic() - started, group_cpu_seconds(self.process.pid) - started_cpu
         found = self.evaluate(TIMING)
         timing, paint = found["timing"], dict(found["paint"])
         start = timing["navigationStart"]
         return PageLoad(seconds, paint.get("first-contentful-paint"), timing["domContentLoadedEventEnd"] - start,
-                        timing["loadEventEnd"] - start)
+                        timing["loadEventEnd"] - start, cpu_seconds)
 
     def boxes(self, selector: str) -> list[Box]:
         """Where the elements matching a CSS selector are laid out in the viewport."""

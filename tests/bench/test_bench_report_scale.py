@@ -4,13 +4,15 @@ check; injected faults: a bad cable, a bad NIC, a NIC at 85 % of its peers; tool
 
 The HTML must build within 60 s of CPU and stay under 10 MB, and in headless Chromium the first screen of its
 NIC-pair section must show the bad NIC and the bad cable: their cells in the overview of PERF-002, red and
-ringed, as the screenshot's pixels say. The build is single-threaded, so its CPU time is what it takes on an idle
-machine; the wall times are printed beside (a busy test machine stretches them). The workbook and CSV files are
-benchmarked on 32 nodes here; ``python -m tools.report_scale`` times every file at 256 nodes."""
+ringed, as the screenshot's pixels say; Chromium must open it within a bound of CPU seconds. The build is
+single-threaded, so its CPU time is what it takes on an idle machine; the wall times are printed beside (a busy
+test machine stretches them). The workbook and CSV files are benchmarked on 32 nodes here; ``python -m
+tools.report_scale`` times every file at 256 nodes."""
 
 from __future__ import annotations
 
 import io
+import os
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -32,7 +34,10 @@ TABLE_NODES = 32
 HTML_CPU_LIMIT_S = 60.0
 HTML_SIZE_LIMIT = 10 * 1000 * 1000
 WINDOW = (1280, 900)
-OPEN_LIMIT_S = 10.0  # generous for a busy test machine; tools/report_scale.py reports the real figure (< 2 s)
+# CPU seconds of Chromium's processes opening the page (its wall time grows with the machine's load: 15.6 s at a
+# load average of 80 on 2 cores); generous: tools/report_scale.py reports the real figures (1.0-1.6 s of CPU, about
+# 1 s of wall time on a quiet machine).
+OPEN_CPU_LIMIT_S = 5.0
 PAIR_VIEW_CHECKS = 7  # PERF-002..006 and PERF-008 bandwidth, PERF-007 latency (NET-002 is a loss in %, no view)
 RING = {"failed": (0.0, 0.0, 0.0), "outlier": (0x7B / 255, 0x32 / 255, 0x94 / 255)}
 CELL = {"failed": (0xD7 / 255, 0x19 / 255, 0x1C / 255), "outlier": (0xFD / 255, 0xAE / 255, 0x61 / 255)}
@@ -111,9 +116,10 @@ def test_bad_nic_and_bad_cable_are_marked_on_the_first_screen_of_the_pair_sectio
         box = by_end[end]
         assert 0 <= box.x and box.x + box.width <= WINDOW[0] and 0 <= box.y and box.y + box.height <= WINDOW[1], end
         assert _ring_and_cell(shot, box, kind) == (True, True), end
-    assert load.seconds < OPEN_LIMIT_S
-    print(f"\nChromium opened the {NODES}x{RAILS} report at #pairs in {load.seconds:.2f} s (load event "
-          f"{load.load_event_ms:.0f} ms, first contentful paint {load.first_contentful_paint_ms} ms)")
+    assert load.cpu_seconds < OPEN_CPU_LIMIT_S
+    print(f"\nChromium opened the {NODES}x{RAILS} report at #pairs in {load.seconds:.2f} s, {load.cpu_seconds:.2f} s of CPU "
+          f"(load event {load.load_event_ms:.0f} ms, first contentful paint {load.first_contentful_paint_ms} ms; load "
+          f"average {os.getloadavg()[0]:.1f})")
 
 
 @pytest.fixture
