@@ -14,6 +14,7 @@ from pytest_gpufabric.discovery.cli import add_discover_parser
 from pytest_gpufabric.errors import GpufabricError
 from pytest_gpufabric.options import default_thresholds_dir
 from pytest_gpufabric.parsers.registry import PARSERS, to_plain
+from pytest_gpufabric.recording.cli import add_recording_parser
 from pytest_gpufabric.suite_index import default_suite_dir, implemented_checks
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -107,6 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
     parse.set_defaults(func=_cmd_parse)
     add_discover_parser(sub)
     add_baseline_parser(sub)
+    add_recording_parser(sub)
     report = sub.add_parser("report", help="build the acceptance report (HTML, XLSX, CSV, PDF) of a run's results")
     report.add_argument("results", metavar="RESULTS_DIR_OR_FILE", help="results.jsonl, or the directory holding it")
     report.add_argument("--recording", metavar="DIR", help="the run's recording: raw evidence, per-size collective tables")
