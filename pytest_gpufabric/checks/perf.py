@@ -27,7 +27,7 @@ from pytest_gpufabric.checks.perf_commands import (
     server_command,
     stop_command,
 )
-from pytest_gpufabric.errors import MeasurementMissing, ParseError
+from pytest_gpufabric.errors import MeasurementMissing, ParseError, Unreachable
 from pytest_gpufabric.parsers.perftest import (
     PORT_IN_USE,
     PerftestResult,
@@ -38,12 +38,13 @@ from pytest_gpufabric.parsers.perftest import (
     typical_latency_us,
 )
 from pytest_gpufabric.transport.base import CommandResult
-from pytest_gpufabric.transport.beside import BesideResults, Call
+from pytest_gpufabric.transport.beside import BesideResults, Call, StopAfter
 from pytest_gpufabric.verdict import Judged
 
 SETUP_ERROR_KINDS = ("port_in_use", "connection", "no_device")
 STEP_SLACK_S = 15.0
 CLIENT_CALL_TIMEOUT_S = CONNECT_TIMEOUT_S + CLIENT_TIMEOUT_S + STEP_SLACK_S
+TIME_LIMIT_EXITS = (124, 137)  # `timeout` ended the command (SIGTERM, then SIGKILL after its grace)
 
 
 class Runner(Protocol):
@@ -52,7 +53,7 @@ class Runner(Protocol):
     def run(self, node: str, command: str, *, timeout_s: float | None = None, cached: bool = False) -> CommandResult: ...
 
     def run_beside(self, backgrounds: Sequence[Call], foregrounds: Sequence[Call], stops: Sequence[Call],
-                   grace_s: float) -> BesideResults: ...
+                   grace_s: float, stop_after: StopAfter | None = None) -> BesideResults: ...
 
 
 @dataclass(frozen=True)
@@ -105,16 +106,32 @@ def raise_on_setup_error(leg: PerftestLeg, result: PerftestResult, server: Comma
     error = primary_error(result)
     if error is None or error.kind not in SETUP_ERROR_KINDS:
         return
-    if error.kind == "connection" and not server_stopped:
-        said = server.stdout + server.stderr
-        clash = next((line.strip() for line in said.splitlines() if PORT_IN_USE.search(line)), None)
-        raise MeasurementMissing(f"{leg.label}: perftest server on {leg.server_node} ended before its client connected "
-                                 f"on port {leg.port} (exit {server.exit_code})"
-                                 + (f" (port clash): {clash}" if clash else f": {_tail(said)}"))
-    raise MeasurementMissing(f"{leg.label}: perftest client could not run ({error.kind}): {error.line}")
+    if error.kind == "connection" and not server_stopped and server.exit_code not in TIME_LIMIT_EXITS:
+        raise _server_ended_first(leg, server)
+    kind = Unreachable if error.kind == "connection" else MeasurementMissing
+    raise kind(f"{leg.label}: perftest client could not run ({error.kind}): {error.line}")
+
+
+def _server_ended_first(leg: PerftestLeg, server: CommandResult) -> MeasurementMissing:
+    """The error of a leg whose server ended on its own before its client connected, in the server's own words."""
+    said = server.stdout + server.stderr
+    clash = next((line.strip() for line in said.splitlines() if PORT_IN_USE.search(line)), None)
+    return MeasurementMissing(f"{leg.label}: perftest server on {leg.server_node} ended before its client connected "
+                              f"on port {leg.port} (exit {server.exit_code})"
+                              + (f" (port clash): {clash}" if clash else f": {_tail(said)}"))
+
+
+def timed_out(result: CommandResult) -> bool:
+    """A client that its time limit ended before it reported (the NICs could not exchange traffic in time)."""
+    return result.exit_code in TIME_LIMIT_EXITS
 
 
 def parse_client(leg: PerftestLeg, result: CommandResult, server: CommandResult, server_stopped: bool) -> PerftestResult:
+    if timed_out(result) and not server_stopped and server.exit_code not in (0, *TIME_LIMIT_EXITS):
+        raise _server_ended_first(leg, server)  # the client waited for a server that had failed
+    if timed_out(result):
+        raise Unreachable(f"{leg.label}: perftest client on {result.node} did not end within its time limit "
+                          f"(exit {result.exit_code}): the NICs could not exchange traffic in time")
     try:
         parsed = parse_perftest(result.stdout)
     except ParseError as exc:
@@ -142,13 +159,17 @@ def run_legs(ctx: Runner, check_id: str, target_id: str, legs: Sequence[Perftest
 def _serve_beside(ctx: Runner, check_id: str, target_id: str, legs: Sequence[PerftestLeg], clients: Sequence[Call]) -> BesideResults:
     """Every leg's server in the background while ``clients`` run, each server stopped if it outlives them."""
     calls = [_server_calls(check_id, target_id, leg) for leg in legs]
-    return ctx.run_beside([server for server, _ in calls], clients, [stop for _, stop in calls], END_WAIT_S)
+    return ctx.run_beside([server for server, _ in calls], clients, [stop for _, stop in calls], END_WAIT_S, timed_out)
 
 
 def _outcomes(legs: Sequence[PerftestLeg], clients: Sequence[CommandResult], done: BesideResults) -> list[PerftestOutcome]:
-    """Each leg's client output, judged knowing whether its server ended on its own."""
-    return [PerftestOutcome(leg, parse_client(leg, client, served, stop is not None), served.stdout)
-            for leg, client, served, stop in zip(legs, clients, done.backgrounds, done.stops)]
+    """Each leg's client output, judged knowing whether its server ended on its own (after a client that its time
+    limit ended, the later clients were not run: that client's error stands for the NIC pair)."""
+    outcomes = [PerftestOutcome(leg, parse_client(leg, client, served, stop is not None), served.stdout)
+                for leg, client, served, stop in zip(legs, clients, done.backgrounds, done.stops)]
+    if len(outcomes) < len(legs):
+        raise MeasurementMissing(f"{legs[len(outcomes)].label}: perftest client not run")
+    return outcomes
 
 
 def _groups_by_server_port(legs: Sequence[PerftestLeg]) -> list[list[PerftestLeg]]:

@@ -14,6 +14,13 @@ free), not when the slowest pair of the round has ended. So a round's stragglers
 need their NICs, the next round's pairs run while the finished items are judged, and the start-up work of the
 pairs (connections, processes) spreads over time instead of arriving all at once. No NIC, GPU or port is ever
 used by two measurements at once (the locks, in every process).
+
+With a ``RunControl`` (``measuring.control``) the engine also contains failures: each NIC-pair test is bounded by
+its check's expected duration (its commands on their nodes, and the test in the engine), a NIC pair of a node or
+NIC marked down errors at once with the first cause, a stopped run starts no NIC pair, each command runs with its
+node-side PID file and leases, and a NIC pair refused by another run's lease is tried again (holding no lock
+meanwhile) until the leftovers of a stopped run would have ended, then the run stops naming the holder. A driver
+that died (its marker left behind) stops the run instead of being replaced.
 """
 
 from __future__ import annotations
@@ -30,18 +37,31 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
-from pytest_gpufabric.errors import MeasurementMissing
+from pytest_gpufabric.errors import GpufabricError, MeasurementMissing
 from pytest_gpufabric.evidence_runner import RunFunc
+from pytest_gpufabric.exclusive.leases import LeaseBusy, NodeGuard
 from pytest_gpufabric.exclusive.locks import ResourceLocks, lock_file_name
 from pytest_gpufabric.exclusive.names import rail_resources
-from pytest_gpufabric.exclusive.schedule_log import ScheduleLog
+from pytest_gpufabric.exclusive.schedule_log import ScheduleLog, ScheduleRecord
+from pytest_gpufabric.measuring.control import (
+    NIC_DOWN_AFTER,
+    UNREACHABLE,
+    WATCHDOG_SLACK_S,
+    RunControl,
+    command_timeout,
+    link_down_state,
+    operstate_command,
+)
 from pytest_gpufabric.measuring.rails import Measure, RailMeasurement, measure_one
 from pytest_gpufabric.targets import NicPairTarget, NodePairTarget
 from pytest_gpufabric.transport.base import CommandResult
+from pytest_gpufabric.transport.bounded import KILL_GRACE_S
 
-ItemRun = Callable[[str, str, "float | None", bool, str], CommandResult]  # node, command, timeout, cached, item
+ItemRun = Callable[[str, str, "float | None", bool, str, "NodeGuard | None"], CommandResult]  # node, command, timeout, cached, item, guard
 RailsOf = Callable[[str, NodePairTarget], "tuple[NicPairTarget, ...]"]  # check id, node pair -> NIC pairs to measure
 DRIVER_POLL_S = 0.05  # how often an item waiting for its round looks for it (and for a driver that went away)
+LEASE_PAUSE_S = 1.0  # pause before a NIC pair refused by another run's lease is tried again
+UNBOUNDED_LEASE_WAIT_S = 60.0  # longest wait for another run's lease where the check has no bound
 
 
 @dataclass(frozen=True)
@@ -84,6 +104,11 @@ class _RoundRun:
     result: tuple[float, Measured] | None = None
 
 
+def _lease_wait(bound: float | None) -> float:
+    """How long a NIC pair waits for another run's lease: as long as a stopped run's commands may still live."""
+    return (bound if bound is not None else UNBOUNDED_LEASE_WAIT_S) + KILL_GRACE_S + LEASE_PAUSE_S
+
+
 def _outcome(future: Future[RailMeasurement[Any]]) -> tuple[Any, ...]:
     """What one NIC pair's job gave, or why it gave nothing (a lock timeout, say)."""
     try:
@@ -97,9 +122,11 @@ class RoundEngine:
     """Measures rounds for the items of one pytest process (see the module docstring)."""
 
     def __init__(self, run: ItemRun, rails_of: RailsOf, locks: ResourceLocks, shared_dir: Path,
-                 schedule: ScheduleLog | None, worker: str, fanout: int | None) -> None:
+                 schedule: ScheduleLog | None, worker: str, fanout: int | None, control: RunControl | None = None) -> None:
         """``shared_dir``: private to this run and shared by its processes (the run's lock directory and id)."""
         self._run = run
+        self._control = control
+        self._nic_failures: dict[str, int] = {}  # NIC -> NIC pairs in a row that could not exchange traffic
         self._rails_of = rails_of
         self._locks = locks
         self._shared_dir = shared_dir
@@ -151,14 +178,19 @@ class RoundEngine:
         any more (each one running is bounded on its nodes), nothing is waited for."""
         with self._guard:
             self._closing = True
-            self._interrupted = interrupted
+            self._interrupted = self._interrupted or interrupted
             running = list(self._running.values())
-        if interrupted:
+        if self._interrupted:
             return
         for run in running:
             run.done.wait()
         for check_id in list(self._driving):
             self._stop_driving(check_id)
+
+    def halt(self) -> None:
+        """Start no further NIC pair, from now on (the run stopped); those running end by their stop or bound."""
+        with self._guard:
+            self._interrupted = True
 
     def _stored(self, plan: RoundPlan) -> Path:
         self._shared_dir.mkdir(parents=True, exist_ok=True)
@@ -174,7 +206,8 @@ class RoundEngine:
             with self._guard:
                 run = self._running.get(plan.key)
             if run is not None:
-                run.done.wait()
+                while not run.done.wait(DRIVER_POLL_S * 4):
+                    pass  # a bounded wait: the main thread handles a stop signal meanwhile
                 assert run.result is not None
                 return run.result
             if stored.exists():
@@ -196,6 +229,7 @@ class RoundEngine:
             except Timeout:
                 return False
             self._driving[check_id] = lock
+            self._claim_driver_marker(check_id)
             self._next_round[check_id] = 1
             if self._start_next(check_id):
                 self._start_next(check_id)  # the next round's pairs start as their NICs come free
@@ -215,7 +249,22 @@ class RoundEngine:
         with self._guard:
             lock = self._driving.pop(check_id, None)
         if lock is not None:
+            self._driver_marker(check_id).unlink(missing_ok=True)
             lock.release()
+
+    def _driver_marker(self, check_id: str) -> Path:
+        return self._shared_dir / f"{lock_file_name(check_id)}.driver"
+
+    def _claim_driver_marker(self, check_id: str) -> None:
+        """Leave this driver's marker (its PID and worker), removed when it hands over. A marker found means the
+        previous driver died while measuring: with a RunControl the run stops (its traffic may still be running;
+        nothing is measured beside it)."""
+        marker = self._driver_marker(check_id)
+        if marker.exists() and self._control is not None:
+            previous = marker.read_text(encoding="utf-8").strip() or "unknown"
+            self._control.stop.set(f"the process driving {check_id} died ({previous})")
+            self._interrupted = True
+        marker.write_text(f"pid {os.getpid()} {self._worker}\n", encoding="utf-8")
 
     def _start_round(self, plan: RoundPlan, measure: Measure[Any]) -> _RoundRun | None:
         """Start measuring ``plan`` (its file lock; a previous driver may still be finishing it), None when it
@@ -241,7 +290,7 @@ class RoundEngine:
         for nodeid, pair in jobs:
             resources = rail_resources(pair)
             before = {self._last_use[name] for name in resources if name in self._last_use}
-            future = pool.submit(self._measure_after, before, plan.key, nodeid, pair, measure)
+            future = pool.submit(self._measure_after, before, plan, nodeid, pair, measure)
             for name in resources:
                 self._last_use[name] = future
             run.futures.append(future)
@@ -261,20 +310,110 @@ class RoundEngine:
         for future in run.futures:
             future.add_done_callback(one_done)
 
-    def _measure_after(self, before: set[Future[RailMeasurement[Any]]], owner: str, nodeid: str, pair: NicPairTarget,
+    def _measure_after(self, before: set[Future[RailMeasurement[Any]]], plan: RoundPlan, nodeid: str, pair: NicPairTarget,
                        measure: Measure[Any]) -> RailMeasurement[Any]:
         """One NIC pair, once the jobs before it on its resources have ended, holding its own locks."""
         wait(before)
-        if self._interrupted:
-            raise MeasurementMissing(f"{pair.id}: not measured: the run was interrupted")
+        self._refuse_if_stopped(pair)
+        down = self._down(pair)
+        if down is not None:
+            return down
         if self._slots is not None:
             self._slots.acquire()
         try:
-            with self._locks.hold(rail_resources(pair), owner=f"{owner} [{self._worker}]"):
-                return self._measure_pair(nodeid, pair, measure)
+            return self._measure_leased(plan, nodeid, pair, measure)
         finally:
             if self._slots is not None:
                 self._slots.release()
+
+    def _refuse_if_stopped(self, pair: NicPairTarget) -> None:
+        reason = self._control.stop.reason() if self._control is not None else None
+        if reason is not None:
+            raise MeasurementMissing(f"{pair.id}: not measured: the run stopped: {reason}")
+        if self._interrupted:
+            raise MeasurementMissing(f"{pair.id}: not measured: the run was interrupted")
+
+    def _down(self, pair: NicPairTarget) -> RailMeasurement[Any] | None:
+        """The refusal of a NIC pair whose node or NIC is marked down (None: both ends are up)."""
+        if self._control is None:
+            return None
+        for name in (pair.node_a.name, pair.node_b.name, f"{pair.node_a.name}/{pair.nic_a.name}",
+                     f"{pair.node_b.name}/{pair.nic_b.name}"):
+            cause = self._control.marks.cause(name)
+            if cause is not None:
+                return RailMeasurement(pair, None, (), "down", f"{name} is down for the rest of the run: {cause}")
+        return None
+
+    def _measure_leased(self, plan: RoundPlan, nodeid: str, pair: NicPairTarget, measure: Measure[Any]) -> RailMeasurement[Any]:
+        """Measure holding the pair's locks; a pair refused by another run's node lease is tried again, holding no
+        lock while it waits, until the leftovers of a stopped run would have ended; then the run stops."""
+        waited_until: float | None = None
+        bound = self._control.bound_of(plan.check_id) if self._control is not None else None
+        while True:
+            with self._locks.hold(rail_resources(pair), owner=f"{plan.key} [{self._worker}]"):
+                started = time.time()  # its start in the schedule log: a stop set after it finds the pair started
+                self._refuse_if_stopped(pair)
+                outcome = self._measure_bounded(bound, nodeid, pair, measure, started)
+            if outcome.error_kind != LeaseBusy.__name__ or self._control is None:
+                break
+            waited_until = waited_until or time.monotonic() + _lease_wait(bound)
+            if time.monotonic() >= waited_until:
+                self._control.stop.set(f"the cluster is busy: {outcome.error}")
+                break
+            time.sleep(LEASE_PAUSE_S)
+        return self._judge_ends(nodeid, pair, outcome)
+
+    def _measure_bounded(self, bound: float | None, nodeid: str, pair: NicPairTarget, measure: Measure[Any],
+                         started: float) -> RailMeasurement[Any]:
+        """Measure within the check's ``bound``: each command gets what is left of it, and the engine gives up on a
+        pair that has not ended ``WATCHDOG_SLACK_S`` after it (a hung connection; its thread is left behind)."""
+        if bound is None:
+            return self._measure_pair(nodeid, pair, measure, started=started)
+        deadline = time.monotonic() + bound
+        done: list[RailMeasurement[Any] | BaseException] = []
+
+        def measure_in_thread() -> None:
+            try:
+                done.append(self._measure_pair(nodeid, pair, measure, deadline, started))
+            except BaseException as exc:  # handed to the waiting job
+                done.append(exc)
+        thread = threading.Thread(target=measure_in_thread, name=f"gpufabric-{pair.id}", daemon=True)
+        thread.start()
+        thread.join(bound + WATCHDOG_SLACK_S)
+        if not done:
+            return RailMeasurement(pair, None, (), UNREACHABLE, f"{pair.id}: did not end within {bound + WATCHDOG_SLACK_S:g} s "
+                                   f"(its bound of {bound:g} s and {WATCHDOG_SLACK_S:g} s for its commands to end)")
+        if isinstance(done[0], BaseException):
+            raise done[0]
+        return done[0]
+
+    def _judge_ends(self, nodeid: str, pair: NicPairTarget, outcome: RailMeasurement[Any]) -> RailMeasurement[Any]:
+        """After a NIC pair that could not exchange traffic: read both links, and mark down a NIC whose link is not
+        up or that failed ``NIC_DOWN_AFTER`` NIC pairs in a row (the reads join the pair's evidence)."""
+        if self._control is None or outcome.error_kind in ("down", LeaseBusy.__name__):
+            return outcome
+        ends = ((pair.node_a, pair.nic_a), (pair.node_b, pair.nic_b))
+        if outcome.error_kind != UNREACHABLE:
+            with self._guard:
+                for node, nic in ends:
+                    self._nic_failures.pop(f"{node.name}/{nic.name}", None)
+            return outcome
+        reads: list[CommandResult] = []
+        for node, nic in ends:
+            name = f"{node.name}/{nic.name}"
+            with self._guard:
+                failures = self._nic_failures[name] = self._nic_failures.get(name, 0) + 1
+            try:
+                read = self._run(node.name, operstate_command(nic.netdev), 10.0, False, nodeid, None)
+            except GpufabricError:
+                continue  # a node that cannot be read is the transport's to mark
+            reads.append(read)
+            state = link_down_state(read)
+            if state is not None:
+                self._control.marks.mark(name, f"link {state} ({outcome.error})")
+            elif failures >= NIC_DOWN_AFTER:
+                self._control.marks.mark(name, f"{failures} NIC pairs in a row could not exchange traffic (last: {outcome.error})")
+        return RailMeasurement(pair, None, (*outcome.commands, *reads), outcome.error_kind, outcome.error)
 
     def _finish(self, run: _RoundRun) -> None:
         """Store the round for every process of the run, release its lock, wake its items; as the driver, start
@@ -306,6 +445,8 @@ class RoundEngine:
         if not jobs:
             return results
         workers = max(1, min(self._fanout or len(jobs), len(jobs)))
+        if self._control is not None and (reason := self._control.stop.reason()) is not None:
+            raise MeasurementMissing(f"{owner}: not measured: the run stopped: {reason}")
         with self._locks.hold(resources, owner=f"{owner} [{self._worker}]"):
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="gpufabric-round") as pool:
                 futures = [pool.submit(self._measure_pair, nodeid, pair, measure) for nodeid, pair in jobs]
@@ -313,15 +454,29 @@ class RoundEngine:
                     results[nodeid][pair.id] = _outcome(future)
         return results
 
-    def _measure_pair(self, nodeid: str, pair: NicPairTarget, measure: Measure[Any]) -> RailMeasurement[Any]:
+    def _measure_pair(self, nodeid: str, pair: NicPairTarget, measure: Measure[Any],
+                      deadline: float | None = None, started: float | None = None) -> RailMeasurement[Any]:
+        resources = rail_resources(pair)
+        control = self._control
+
         def run(node: str, command: str, timeout_s: float | None, cached: bool) -> CommandResult:
-            return self._run(node, command, timeout_s, cached, nodeid)
+            if deadline is not None:
+                timeout_s = command_timeout(timeout_s, deadline - time.monotonic())
+            guard = control.guard_of(node, resources) if control is not None else None
+            return self._run(node, command, timeout_s, cached, nodeid, guard)
 
         item_run: RunFunc = run
         if self._schedule is None:
             return measure_one(pair, measure, item_run)
-        with self._schedule.span(nodeid, rail_resources(pair), self._worker):
-            return measure_one(pair, measure, item_run)
+        started = started or time.time()
+        try:
+            done = measure_one(pair, measure, item_run)
+        except BaseException:
+            self._schedule.append(ScheduleRecord(nodeid, resources, started, time.time(), self._worker))
+            raise
+        if done.error_kind != LeaseBusy.__name__:  # refused by another run's lease: its NICs were not used
+            self._schedule.append(ScheduleRecord(nodeid, resources, started, time.time(), self._worker))
+        return done
 
     @staticmethod
     def _restore(measured: dict[str, tuple[Any, ...]], rails: Sequence[NicPairTarget]) -> list[RailMeasurement[Any]]:
