@@ -3,8 +3,8 @@ the perftest STAND-IN (pytest_gpufabric.lab.perftest_standin), healthy, then wit
 mid-sweep (``lab.faults.link_down``, the leaf's side, as a pulled cable), then with one node's sshd killed mid-sweep
 (``lab.faults.kill_sshd``, its sessions with it).
 
-For each run: the wall time and its ratio to the healthy run's, the detection time (from the fault to the end of
-the first measurement of the faulty NIC or node that ended after it), the outcome of every node-pair item (the
+For each run: the wall time and its ratio to the healthy run's, the detection time (from the fault to the moment
+the run marked the NIC or node down, from its terminal summary), the outcome of every node-pair item (the
 faulty node's must be errors naming the cause, every other one must pass), and the perftest processes left on the
 nodes once the run has ended. The checks of the issue: each faulty run ends within 1.5 x the healthy run's wall
 time.
@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -38,11 +39,21 @@ RATIO_LIMIT = 1.5
 
 
 def _faulty(lab: Lab, scenario: str) -> tuple[str, str]:
-    """The faulty node's name and the resource prefix its measurements hold (its NIC, or the whole node)."""
+    """The faulty node's name and what the run marks down: its NIC, or the node."""
     node = lab.node(FAULTY_NODE)
     if scenario == "link_down":
-        return node.name, f"nic:{node.name}/{node.nic(FAULTY_RAIL).name}"
-    return node.name, f"nic:{node.name}/"
+        return node.name, f"{node.name}/{node.nic(FAULTY_RAIL).name}"
+    return node.name, node.name
+
+
+def _marked_at(output: str, name: str, fault_at: float) -> float | None:
+    """When the run marked ``name`` down (its terminal summary gives the time of day), in seconds since the epoch."""
+    match = re.search(rf"^marked down at (\d\d):(\d\d):(\d\d\.\d+) for the rest of the run: {re.escape(name)}: ", output, re.M)
+    if match is None:
+        return None
+    day = time.localtime(fault_at)
+    midnight = time.mktime((day.tm_year, day.tm_mon, day.tm_mday, 0, 0, 0, 0, 0, -1))
+    return midnight + int(match.group(1)) * 3600 + int(match.group(2)) * 60 + float(match.group(3))
 
 
 def run_scenario(lab: Lab, site: Path, folder: Path, scenario: str, cap_s: float, workers: int) -> dict[str, Any]:
@@ -72,37 +83,33 @@ def _figures(lab: Lab, sweep: Sweep, scenario: str, returncode: int | None, faul
     outcomes = outcomes_by_item(sweep.records())
     figures: dict[str, Any] = {"scenario": scenario, "returncode": returncode, "ended": returncode is not None,
                                "wall_s": round(sweep.wall_s, 2), "items": len(outcomes),
-                               "perftest_processes_left": sum(len(lines) for lines in left.values())}
+                               "perftest_processes_left": sum(len(lines) for lines in left.values()),
+                               "perftest_processes_left_on": {node: lines[:3] for node, lines in left.items()}}
     spans = sweep.spans()
     figures["nic_pairs_measured"] = len(spans)
     if fault_at is None:
         figures["all_passed"] = bool(outcomes) and all(outcome == "passed" for outcome in outcomes.values())
         return figures
-    node, resource = _faulty(lab, scenario)
-    errored = _errored_pairs(sweep.records())
-    hit = [span for span in spans if span.end > fault_at and any(r.startswith(resource) for r in span.resources)
-           and (span.item.split("[")[-1].rstrip("]"), _nics(span.resources)) in errored]
+    node, marked = _faulty(lab, scenario)
     figures["fault_after_s"] = round(fault_at - sweep.started, 2)
-    figures["detection_s"] = round(min(span.end for span in hit) - fault_at, 2) if hit else None
+    at = _marked_at(sweep.output(), marked, fault_at)
+    figures["marked_down"] = marked
+    figures["detection_s"] = round(at - fault_at, 2) if at is not None else None
     faulty_items = {item for item in outcomes if node in item.split("->")}
     errors = {str(r["item"]): str(r.get("message", "")) for r in sweep.records() if r.get("check_id") == "PERF-002"}
     figures["faulty_items"] = {item: outcomes[item] for item in sorted(faulty_items)}
-    figures["faulty_messages"] = sorted({errors[item].splitlines()[1].strip() for item in faulty_items
-                                         if outcomes[item] == "error" and len(errors[item].splitlines()) > 1})[:4]
+    figures["faulty_messages"] = sorted({_cause_line(errors[item]) for item in faulty_items
+                                         if outcomes[item] == "error" and errors[item]})[:4]
     figures["other_items_passed"] = all(outcome == "passed" for item, outcome in outcomes.items() if item not in faulty_items)
     figures["faulty_items_error"] = bool(faulty_items) and any(outcomes[item] == "error" for item in faulty_items) and all(
         outcomes[item] in ("error", "passed") for item in faulty_items)
     return figures
 
 
-def _nics(resources: tuple[str, ...]) -> frozenset[str]:
-    return frozenset(name[len("nic:"):] for name in resources if name.startswith("nic:"))
-
-
-def _errored_pairs(records: list[dict[str, Any]]) -> set[tuple[str, frozenset[str]]]:
-    """(node pair, its two NICs) of every NIC pair that could not be measured."""
-    return {(str(record["item"]), frozenset((f"{p['node_a']}/{p['nic_a']}", f"{p['node_b']}/{p['nic_b']}")))
-            for record in records for p in record.get("pairs") or () if p["outcome"] == "error"}
+def _cause_line(message: str) -> str:
+    """The line of an item's message that says why it was not measured."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    return next((line for line in lines if "down" in line), lines[min(1, len(lines) - 1)])
 
 
 def main(argv: list[str]) -> int:
@@ -113,14 +120,16 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--cap-s", type=float, default=300.0, help="longest a run may take (then it is killed)")
     parser.add_argument("--scenarios", default="healthy,link_down,sshd_killed")
     parser.add_argument("--json", type=Path, help="write the figures here")
+    parser.add_argument("--keep", type=Path, help="keep each run's output, schedule log and results in this folder")
     args = parser.parse_args(argv)
     report: dict[str, Any] = {"nodes": args.nodes, "rails": 2, "run_s": args.run_s, "workers": args.workers,
                               "load_average_at_start": os.getloadavg()[0]}
     sweep_stale()
-    with Lab(nodes=args.nodes, rails=2, installer=INSTALLER) as lab, tempfile.TemporaryDirectory() as folder:
+    with Lab(nodes=args.nodes, rails=2, installer=INSTALLER) as lab, tempfile.TemporaryDirectory() as temporary:
+        folder = args.keep or Path(temporary)
         install(lab, args.run_s)
-        site = lab.write_inventory(Path(folder) / "site.yaml", profile="lab-perftest-standin")
-        report["runs"] = [run_scenario(lab, site, Path(folder), scenario, args.cap_s, args.workers)
+        site = lab.write_inventory(folder / "site.yaml", profile="lab-perftest-standin")
+        report["runs"] = [run_scenario(lab, site, folder, scenario, args.cap_s, args.workers)
                           for scenario in args.scenarios.split(",")]
     report["load_average_at_end"] = os.getloadavg()[0]
     healthy = next((run for run in report["runs"] if run["scenario"] == "healthy"), None)
