@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from pytest_gpufabric.errors import UsageError
+from pytest_gpufabric.collection_estimate import DEFAULT_MAX_ITEMS
 from pytest_gpufabric.measuring.control import BOUND_FACTOR, BOUND_FLOOR_S
 
 RECORD_MODES = ("once", "new_episodes", "all", "none")
@@ -43,6 +44,9 @@ def add_options(parser: pytest.Parser) -> None:
                     help="directory of the NIC/GPU/port locks (default: <tmp>/gpufabric-locks-<site>, shared by every run "
                          "against the site on this machine)")
     group.addoption("--lock-timeout", metavar="SECONDS", type=float, default=3600.0, help="longest wait for a busy NIC/GPU (default: 3600)")
+    group.addoption("--max-items", metavar="N", type=int, default=DEFAULT_MAX_ITEMS,
+                    help=f"stop before collecting when the run would build more than N items (each pytest process "
+                         f"holds them all; default: {DEFAULT_MAX_ITEMS:,})")
     group.addoption("--bound-factor", metavar="F", type=float, default=BOUND_FACTOR,
                     help=f"a traffic test is bounded by F x its profile's per-test time (default: {BOUND_FACTOR:g})")
     group.addoption("--bound-floor", metavar="SECONDS", type=float, default=BOUND_FLOOR_S,
@@ -86,7 +90,7 @@ def read_options(config: pytest.Config) -> FabricOptions:
     mode = "none" if opt.replay else (opt.record_mode if opt.record else None)
     if opt.command_timeout is not None and opt.command_timeout <= 0:
         raise UsageError(f"--command-timeout must be positive, got {opt.command_timeout:g}")
-    for name, value in (("--bound-factor", opt.bound_factor), ("--bound-floor", opt.bound_floor)):
+    for name, value in (("--bound-factor", opt.bound_factor), ("--bound-floor", opt.bound_floor), ("--max-items", opt.max_items)):
         if value <= 0:
             raise UsageError(f"{name} must be positive, got {value:g}")
     return FabricOptions(

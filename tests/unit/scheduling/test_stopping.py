@@ -40,7 +40,7 @@ def _start(folder: Path, parent: int = 0) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-c", PROCESS, str(folder), str(parent)], cwd=REPO)
 
 
-def _wait_for(path: Path, timeout_s: float = 20) -> str:
+def _wait_for(path: Path, timeout_s: float = 60) -> str:
     deadline = time.monotonic() + timeout_s
     while not path.exists():
         assert time.monotonic() < deadline, f"{path} never appeared"
@@ -55,7 +55,7 @@ def test_a_stop_signal_sets_the_flag_at_once_and_interrupts_the_process(tmp_path
         sent = time.monotonic()
         process.send_signal(signal.SIGTERM)
         reason = _wait_for(tmp_path / "on_stop")
-        assert time.monotonic() - sent < 5 and reason == f"SIGTERM to pid {process.pid}"
+        assert time.monotonic() - sent < 10 and reason == f"SIGTERM to pid {process.pid}"
         assert StopFlag(tmp_path).reason() == reason
     finally:
         process.kill()
