@@ -195,6 +195,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     applicability = Applicability(session)
     specs: dict[CheckTest, CheckSpec] = {}
+    skips: dict[str, pytest.MarkDecorator] = {}
     kept, dropped = [], []
     for item in items:
         test = tests.of(item)
@@ -211,7 +212,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         kept.append(item)
         reason = applicability.reason(spec, target)
         if reason:
-            item.add_marker(pytest.mark.skip(reason=reason))
+            skip = skips.get(reason)
+            if skip is None:
+                skip = skips[reason] = pytest.mark.skip(reason=reason)  # one marker for every item of a reason
+            item.add_marker(skip)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept

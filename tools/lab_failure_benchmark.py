@@ -87,6 +87,7 @@ def _figures(lab: Lab, sweep: Sweep, scenario: str, returncode: int | None, faul
                                "perftest_processes_left_on": {node: lines[:3] for node, lines in left.items()}}
     spans = sweep.spans()
     figures["nic_pairs_measured"] = len(spans)
+    figures["sweep_s"] = round(max(s.end for s in spans) - min(s.start for s in spans), 2) if spans else None
     if fault_at is None:
         figures["all_passed"] = bool(outcomes) and all(outcome == "passed" for outcome in outcomes.values())
         return figures
@@ -137,6 +138,7 @@ def main(argv: list[str]) -> int:
     for run in report["runs"]:
         if healthy is not None and run is not healthy:
             run["wall_ratio"] = round(run["wall_s"] / healthy["wall_s"], 2)
+            run["sweep_ratio"] = round(run["sweep_s"] / healthy["sweep_s"], 2) if run["sweep_s"] and healthy["sweep_s"] else None
             checks[f"{run['scenario']}_within_{RATIO_LIMIT}x"] = run["ended"] and run["wall_ratio"] <= RATIO_LIMIT
             checks[f"{run['scenario']}_faulty_items_error_others_pass"] = run["faulty_items_error"] and run["other_items_passed"]
         checks[f"{run['scenario']}_no_perftest_left"] = run["perftest_processes_left"] == 0
