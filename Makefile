@@ -83,7 +83,7 @@ demo: $(VENV_STAMP)
 	         if [ ! -s $(DEMO_ACCEPTANCE)/report.html ]; then \
 	             echo "==> ERROR: the acceptance report was not written (see the run's output above)" >&2; exit 1; \
 	         fi; \
-	         echo "==> acceptance report: $(abspath $(DEMO_ACCEPTANCE))/report.html (summary.xlsx, CSV, report.pdf beside it)"; \
+	         echo "==> acceptance report: $(abspath $(DEMO_ACCEPTANCE))/report.html (summary.xlsx, CSV, report.pdf and report-annex.pdf beside it)"; \
 	         echo "==> HTML report:    $(abspath $(DEMO_HTML))"; \
 	         echo "==> Allure results: $(abspath $(DEMO_ALLURE_RESULTS))"; \
 	         exit 0 ;; \

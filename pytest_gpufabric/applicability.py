@@ -6,7 +6,9 @@ items of a homogeneous 256-node cluster have one kind of node.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import pytest
 
 from pytest_gpufabric.targets import SwitchPortTarget, SwitchTarget
 
@@ -15,6 +17,7 @@ if TYPE_CHECKING:
     from pytest_gpufabric.inventory import Node
     from pytest_gpufabric.session import FabricSession
 
+GUEST = "guest"  # the deployment tag of another hypervisor's guest
 Kind = tuple[str | None, frozenset[str]]  # (the machine's own profile, its platform tags)
 Verdict = tuple[str | None, frozenset[str] | None]  # (the profile's reason, the tags that do not match `applies`)
 
@@ -39,6 +42,8 @@ class Applicability:
         if profile_reason:
             return f"{spec.id} not applicable in this profile: {profile_reason}"
         if tags is not None:
+            if GUEST in tags and spec.guest:
+                return f"{spec.id} in a guest: {spec.guest}"
             return f"{spec.id} applies to {'/'.join(spec.applies)}; {target.id} is {'/'.join(sorted(tags)) or 'untagged'}"
         return None
 
@@ -67,3 +72,13 @@ class Applicability:
                 if not tags.intersection(spec.applies):
                     return None, tags
         return None, None
+
+
+class NotApplicable(pytest.skip.Exception):
+    """Raised by a check that finds, from the inventory alone, that it does not apply to its item (a node pair
+    mixing GPU vendors, a cluster of one node): a documented skip, which the verdict does not count as missing.
+    Any other skip of a required item (the soak not asked for) leaves the item missing."""
+
+
+def not_applicable(reason: str) -> NoReturn:
+    raise NotApplicable(reason)

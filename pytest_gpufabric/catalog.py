@@ -31,6 +31,8 @@ class CheckSpec:
     how: str
     expect: str
     hint: str | None
+    guest: str | None = None  # what the check means on another hypervisor's guest, with its source
+    measured: str = "item"  # "mesh": measured once for the run, every node probing its peers (measuring.mesh)
 
 
 class Catalog:
@@ -69,6 +71,8 @@ def load_catalog() -> Catalog:
             how=entry.get("how", ""),
             expect=entry.get("expect", ""),
             hint=entry.get("hint") or extra_hints.get(entry["id"]),
+            guest=entry.get("guest"),
+            measured=entry.get("measured", "item"),
         )
         for entry in raw
     )

@@ -1,9 +1,11 @@
-"""The ``gpufabric`` command: list checks, validate an inventory, show what a parser extracts."""
+"""The ``gpufabric`` command: run the acceptance suite, list checks, validate an inventory, check the nodes'
+prerequisites, discover a site, show what a parser extracts, build the report."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,6 +16,7 @@ from pytest_gpufabric.discovery.cli import add_discover_parser
 from pytest_gpufabric.errors import GpufabricError
 from pytest_gpufabric.options import default_thresholds_dir
 from pytest_gpufabric.parsers.registry import PARSERS, to_plain
+from pytest_gpufabric.preflight.cli import add_preflight_parser
 from pytest_gpufabric.recording.cli import add_recording_parser
 from pytest_gpufabric.suite_index import default_suite_dir, implemented_checks
 
@@ -30,7 +33,8 @@ def _cmd_checks(args: argparse.Namespace) -> int:
         print(f"gpufabric: tests tagged with ids missing from the catalog: {', '.join(unknown)}", file=sys.stderr)
         return EXIT_FAIL
     rows = [
-        {"id": c.id, "title": c.title, "scope": c.scope, "applies": list(c.applies), "source": c.source, "tests": tests[c.id]}
+        {"id": c.id, "title": c.title, "scope": c.scope, "applies": list(c.applies), "source": c.source, "tests": tests[c.id],
+         "guest": c.guest}
         for c in catalog
         if c.id in tests
     ]
@@ -38,7 +42,10 @@ def _cmd_checks(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=2))
     else:
         for row in rows:
-            print(f"{row['id']:<9} {row['scope']:<13} {row['title']}\n{'':<23} source: {row['source']}")
+            applies = f"applies to: {', '.join(row['applies'])}; " if row["applies"] else ""
+            print(f"{row['id']:<9} {row['scope']:<13} {row['title']}\n{'':<23} {applies}source: {row['source']}")
+            if row["guest"]:
+                print(f"{'':<23} in a guest: {row['guest']}")
         print(f"{len(rows)} of {sum(1 for _ in catalog)} catalog checks implemented")
     return EXIT_OK
 
@@ -80,17 +87,48 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
+    from pytest_gpufabric.catalog import load_catalog
     from pytest_gpufabric.reporting.acceptance.build import build_report
+    from pytest_gpufabric.signoff.run_setup import load_deviations
+    from pytest_gpufabric.signoff.runs import resolve_run
 
+    root = Path(args.results_root)
+    run, *retests = (resolve_run(text, root) for text in args.runs)
     recording = Path(args.recording) if args.recording else None
-    files = build_report(Path(args.results), Path(args.output), recording, pdf=not args.no_pdf)
+    deviations = load_deviations(Path(args.deviations) if args.deviations else None,
+                                 frozenset(spec.id for spec in load_catalog()))
+    files = build_report(run, Path(args.output), recording, retests=retests, deviations=deviations,
+                         pdf=not args.no_pdf, paper=args.paper)
     print("\n".join(files.summary_lines()))
     return EXIT_OK
+
+
+RUN_HELP = ("run the acceptance suite installed with the plugin: gpufabric run --cluster site.yaml [any pytest "
+            "option, e.g. -n 16 --record DIR]")
+
+
+def run_suite(pytest_args: Sequence[str]) -> int:
+    """``pytest`` on the installed acceptance suite, with the same test ids as ``pytest suites/acceptance`` in a
+    checkout (the rootdir is the suite's parent of ``suites/``), and pytest's cache (``--lf``) in this folder.
+    pytest replaces this process (the environment's own ``pytest`` script): the plugin is then imported by
+    pytest itself, as in any pytest run."""
+    suite = default_suite_dir()
+    options = [str(suite), f"--rootdir={suite.parents[1]}", "-o", f"cache_dir={Path.cwd() / '.pytest_cache'}", *pytest_args]
+    script = Path(sys.executable).parent / "pytest"
+    if script.is_file():
+        sys.stdout.flush()
+        os.execv(script, [str(script), *options])
+    import pytest  # no pytest script beside this interpreter: run it here
+
+    return int(pytest.main(options))
 
 
 def build_parser() -> argparse.ArgumentParser:
     root = argparse.ArgumentParser(prog="gpufabric", description="GPU fabric acceptance tests (pytest-gpufabric)")
     sub = root.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help=RUN_HELP, add_help=False)
+    run.add_argument("pytest_args", nargs=argparse.REMAINDER, help="passed to pytest (pytest --help lists them)")
+    run.set_defaults(func=lambda args: run_suite(args.pytest_args))
     checks = sub.add_parser("checks", help="list the implemented checks with their sources")
     checks.add_argument("--json", action="store_true", help="machine-readable output")
     checks.add_argument("--suite", default=str(default_suite_dir()), help="acceptance suite directory")
@@ -106,14 +144,21 @@ def build_parser() -> argparse.ArgumentParser:
     parse.add_argument("file", nargs="?", help="raw output file, or - for standard input")
     parse.add_argument("--list", action="store_true", help="name the parsers")
     parse.set_defaults(func=_cmd_parse)
+    add_preflight_parser(sub)
     add_discover_parser(sub)
     add_baseline_parser(sub)
     add_recording_parser(sub)
     report = sub.add_parser("report", help="build the acceptance report (HTML, XLSX, CSV, PDF) of a run's results")
-    report.add_argument("results", metavar="RESULTS_DIR_OR_FILE", help="results.jsonl, or the directory holding it")
+    report.add_argument("runs", metavar="RUN", nargs="+",
+                        help="the acceptance run, then its retests in order: a run directory, its results.jsonl, a run "
+                             "id under --results-root, or a results root (its latest run); a retest alone brings the "
+                             "runs it retests")
+    report.add_argument("--results-root", metavar="DIR", default="gpufabric-results", help="where run ids are looked up")
     report.add_argument("--recording", metavar="DIR", help="the run's recording: raw evidence, per-size collective tables")
+    report.add_argument("--deviations", metavar="FILE", help="approved deviations, besides those the runs recorded")
+    report.add_argument("--paper", choices=("a4", "letter"), default="a4", help="paper size of the PDF files")
     report.add_argument("-o", "--output", metavar="OUT", required=True, help="directory to write the report into")
-    report.add_argument("--no-pdf", action="store_true", help="do not print report.pdf")
+    report.add_argument("--no-pdf", action="store_true", help="do not print the PDF files")
     report.set_defaults(func=_cmd_report)
     return root
 
@@ -121,6 +166,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     import pytest_gpufabric.parsers.all  # noqa: F401  (registers every parser)
 
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["run"]:  # every other word is pytest's (argparse would take its options for ours)
+        return run_suite(argv[1:])
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args))

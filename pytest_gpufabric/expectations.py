@@ -11,6 +11,15 @@ A profile lives in ``thresholds/<name>.yaml`` (optionally with fragments in ``th
     expectations:
       LNK-005:
         mtu: {op: "==", value: 9000, unit: bytes, source: "S0 2.6 item 10"}
+      COLL-001:                                 # a value documented for one machine shape only
+        busbw_8gb_gbs:
+          op: ">="
+          unit: GB/s
+          by_shape:
+          - {shape: {gpus: 8, gpu_link: nvswitch}, value: 456, source: "S1 Single node NCCL tests"}
+
+A value given ``by_shape`` is judged only on a machine of one of its shapes (``shapes.MachineShape``); on any
+other it is missing (an error naming the site value to set), never judged against another shape's figure.
 
 Types are checked when the profile loads: an ordering comparison needs a number (a threshold written as
 a string would otherwise never fire), ``in`` needs a list, ``version>=`` a dotted version string.
@@ -28,22 +37,36 @@ from typing import Any
 import yaml
 
 from pytest_gpufabric.errors import ThresholdMissing, UsageError
+from pytest_gpufabric.shapes import MachineShape, describe_documented, fits, shape_problem
 
 NUMERIC_OPS = {">=", "<=", ">", "<"}
 EQUALITY_OPS = {"==", "!="}
 VERSION_OPS = {"version>=", "version=="}
 OPS = NUMERIC_OPS | EQUALITY_OPS | VERSION_OPS | {"in"}
 _EXPECTATION_KEYS = {"op", "value", "unit", "source", "note"}
+_SHAPED_KEYS = {"op", "unit", "by_shape", "note"}
+_SHAPED_VALUE_KEYS = {"shape", "value", "source", "note"}
 _PROFILE_KEYS = {"profile", "title", "documents", "not_applicable", "test_times", "expectations"}
 _TEST_TIME_KEYS = {"seconds", "source"}
-_FRAGMENT_KEYS = {"expectations", "not_applicable"}
+_FRAGMENT_KEYS = {"expectations", "not_applicable", "platform", "documents"}
 _CHECK_ID = re.compile(r"^[A-Z]+-\d{3}$")
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
 @dataclass(frozen=True)
+class ShapedValue:
+    """A value documented for one machine shape (``shape``: the properties it names, as sorted pairs)."""
+
+    shape: tuple[tuple[str, Any], ...]
+    value: Any
+    source: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class Expectation:
-    """One expected value of one check."""
+    """One expected value of one check; ``shapes``: the values documented per machine shape (then ``value`` is
+    unset and ``source`` names every shape's source, until ``for_shape`` picks the machine's)."""
 
     check: str
     name: str
@@ -52,16 +75,55 @@ class Expectation:
     unit: str
     source: str
     note: str = ""
+    shapes: tuple[ShapedValue, ...] = ()
 
     def holds_for(self, measured: Any) -> bool:
         """True when ``measured`` satisfies the expectation (measured must not be None)."""
         return compare(measured, self.op, self.value)
 
     def describe(self) -> str:
-        """``>= 380 Gb/s`` style text for messages."""
-        value = ", ".join(map(str, self.value)) if isinstance(self.value, list) else self.value
-        text = f"{self.op} {value}" if self.op != "in" else f"one of [{value}]"
+        """``>= 380 Gb/s`` style text for messages (per shape for a value documented per machine shape)."""
+        if self.shapes:
+            return "; ".join(f"{describe_documented(dict(s.shape))}: {self._text(s.value)}" for s in self.shapes)
+        return self._text(self.value)
+
+    def _text(self, value: Any) -> str:
+        shown = ", ".join(map(str, value)) if isinstance(value, list) else value
+        text = f"{self.op} {shown}" if self.op != "in" else f"one of [{shown}]"
         return f"{text} {self.unit}".rstrip()
+
+    def for_shape(self, shape: MachineShape) -> Expectation | None:
+        """The value documented for ``shape`` (this one where it does not depend on the shape), or None."""
+        if not self.shapes:
+            return self
+        found = next((s for s in self.shapes if fits(shape, dict(s.shape))), None)
+        if found is None:
+            return None
+        return replace(self, value=found.value, source=found.source, note=found.note or self.note, shapes=())
+
+
+class NoDocumentedThreshold(ThresholdMissing):
+    """A value the profile documents for other machine shapes only."""
+
+    def __init__(self, expectation: Expectation, shape: MachineShape, profile: str) -> None:
+        keys = tuple(dict.fromkeys(key for s in expectation.shapes for key, _ in s.shape))
+        self.expectation, self.shape, self.profile = expectation, shape, profile
+        self.shape_text = shape.describe(keys)
+        super().__init__(
+            f"no documented threshold for {self.shape_text}: profile {profile!r} documents "
+            f"{expectation.check}.{expectation.name} for {expectation.describe()} only [{expectation.source}]"
+        )
+
+    def with_measured(self, measured: Any, where: str) -> ThresholdMissing:
+        """The error an engineer reads: the shape, the value measured, and the site.yaml key to set."""
+        unit = f" {self.expectation.unit}" if self.expectation.unit else ""
+        check, name = self.expectation.check, self.expectation.name
+        return ThresholdMissing(
+            f"{check} at {where}: no documented threshold for {self.shape_text}; measured {measured!r}{unit}; "
+            f"set `thresholds.{check}.{name}` in site.yaml (a site value; `gpufabric baseline` proposes it from a "
+            f"known-good node). Profile {self.profile!r} documents {self.expectation.describe()} only "
+            f"[{self.expectation.source}]"
+        )
 
 
 @dataclass(frozen=True)
@@ -84,32 +146,64 @@ class Profile:
     not_applicable: Mapping[str, str]
     expectations: Mapping[str, Mapping[str, Expectation]]
     test_times: Mapping[str, TestTime] = field(default_factory=dict)
+    # Values of one platform tag (a switch OS: ``juniper``) where its model differs (queues, not traffic classes):
+    # ``for_platform`` puts them over the common ones.
+    sections: Mapping[str, Mapping[str, Mapping[str, Expectation]]] = field(default_factory=dict)
 
-    def get(self, check: str, name: str) -> Expectation:
+    def for_platform(self, tag: str) -> Profile:
+        """This profile as items of ``tag`` see it: the tag's section over the common values."""
+        section = self.sections.get(tag)
+        if not section:
+            return self
+        merged = {check: dict(values) for check, values in self.expectations.items()}
+        for check, values in section.items():
+            merged.setdefault(check, {}).update(values)
+        return replace(self, expectations=merged, sections={})
+
+    def get(self, check: str, name: str, shape: MachineShape | None = None) -> Expectation:
+        """The expectation of ``check``.``name`` for a machine of ``shape``; ``ThresholdMissing`` (or
+        ``NoDocumentedThreshold``) when the profile has none for it."""
         try:
-            return self.expectations[check][name]
+            expectation = self.expectations[check][name]
         except KeyError:
             raise ThresholdMissing(
                 f"profile {self.name!r} has no expectation {check}.{name}; add it to thresholds/{self.name}.yaml "
                 "with its source (a check without a threshold never passes)"
             ) from None
+        if not expectation.shapes:
+            return expectation
+        if shape is None:
+            raise ThresholdMissing(f"profile {self.name!r} documents {check}.{name} per machine shape, and this "
+                                   "item has no machine shape")
+        found = expectation.for_shape(shape)
+        if found is None:
+            raise NoDocumentedThreshold(expectation, shape, self.name)
+        return found
 
     def with_overrides(self, overrides: Mapping[str, Mapping[str, Any]], origin: str) -> Profile:
-        """A copy where a site's values replace the profile's (same comparison and unit); values this
-        profile does not define are left to the site's other profiles (see ``apply_site_overrides``)."""
-        merged = {check: dict(values) for check, values in self.expectations.items()}
-        for check, values in overrides.items():
-            for name, value in values.items():
-                if name not in self.expectations.get(check, {}):
-                    continue
-                base = self.get(check, name)
-                problem = _value_problem(base.op, value)
-                if problem:
-                    raise UsageError(f"{origin}: thresholds.{check}.{name}: {problem}")
-                merged[check][name] = replace(
-                    base, value=value, source=f"{origin} (site override of {base.describe()}, {base.source})"
-                )
-        return replace(self, expectations=merged)
+        """A copy where a site's values replace the profile's (same comparison and unit), in the platform
+        sections too; values this profile does not define are left to the site's other profiles (see
+        ``apply_site_overrides``)."""
+        return replace(self, expectations=_overridden(self.expectations, overrides, origin),
+                       sections={tag: _overridden(section, overrides, origin) for tag, section in self.sections.items()})
+
+
+def _overridden(expectations: Mapping[str, Mapping[str, Expectation]], overrides: Mapping[str, Mapping[str, Any]],
+                origin: str) -> dict[str, dict[str, Expectation]]:
+    """The expectations with a site's values (marked as site values, naming what the profile documents)."""
+    merged = {check: dict(values) for check, values in expectations.items()}
+    for check, values in overrides.items():
+        for name, value in values.items():
+            base = expectations.get(check, {}).get(name)
+            if base is None:
+                continue
+            problem = _value_problem(base.op, value)
+            if problem:
+                raise UsageError(f"{origin}: thresholds.{check}.{name}: {problem}")
+            documented = f"{base.describe()}, {base.source}" if not base.shapes else f"{base.describe()} [{base.source}]"
+            merged[check][name] = replace(base, value=value, shapes=(),
+                                          source=f"site value: {origin} (site override of {documented})")
+    return merged
 
 
 def override_problems(
@@ -122,7 +216,8 @@ def override_problems(
     known = ", ".join(sorted(profiles))
     for check, values in overrides.items():
         for name, value in values.items():
-            defining = [p.expectations[check][name] for p in profiles.values() if name in p.expectations.get(check, {})]
+            defining = [values[check][name] for p in profiles.values() for values in (p.expectations, *p.sections.values())
+                        if name in values.get(check, {})]
             if not defining:
                 problems.append(f"{origin}: thresholds.{check}.{name}: defined by none of the profiles ({known})")
             found = dict.fromkeys(problem for base in defining if (problem := _value_problem(base.op, value)))
@@ -178,9 +273,39 @@ def _value_problem(op: str, value: Any) -> str | None:
     return None
 
 
+def _shaped_value(op: str, raw: Any, where: str) -> ShapedValue:
+    if not isinstance(raw, dict) or set(raw) - _SHAPED_VALUE_KEYS or {"shape", "value", "source"} - set(raw):
+        raise UsageError(f"{where}: expected a mapping with shape, value, source (and note)")
+    problem = shape_problem(raw["shape"]) or _value_problem(op, raw["value"])
+    if problem:
+        raise UsageError(f"{where}: {problem}")
+    if not str(raw["source"]).strip():
+        raise UsageError(f"{where}: empty source (cite the document and section)")
+    return ShapedValue(tuple(sorted(raw["shape"].items())), raw["value"], str(raw["source"]), str(raw.get("note") or ""))
+
+
+def _shaped_expectation(check: str, name: str, raw: dict[str, Any], where: str) -> Expectation:
+    unknown = set(raw) - _SHAPED_KEYS
+    if unknown:
+        raise UsageError(f"{where}: unknown keys {sorted(unknown)} (allowed with by_shape: {sorted(_SHAPED_KEYS)})")
+    op = raw.get("op")
+    if op not in OPS:
+        raise UsageError(f"{where}: unknown op {op!r} (allowed: {', '.join(sorted(OPS))})")
+    values = raw["by_shape"]
+    if not isinstance(values, list) or not values:
+        raise UsageError(f"{where}.by_shape: expected a list of {{shape, value, source}}")
+    shapes = tuple(_shaped_value(op, value, f"{where}.by_shape[{i}]") for i, value in enumerate(values))
+    if len({s.shape for s in shapes}) != len(shapes):
+        raise UsageError(f"{where}.by_shape: a shape is given twice")
+    sources = "; ".join(dict.fromkeys(s.source for s in shapes))
+    return Expectation(check, name, op, None, str(raw.get("unit") or ""), sources, str(raw.get("note") or ""), shapes)
+
+
 def _expectation(check: str, name: str, raw: Any, where: str) -> Expectation:
     if not isinstance(raw, dict):
         raise UsageError(f"{where}: expected a mapping with keys {sorted(_EXPECTATION_KEYS)}")
+    if "by_shape" in raw:
+        return _shaped_expectation(check, name, raw, where)
     unknown = set(raw) - _EXPECTATION_KEYS
     if unknown:
         raise UsageError(f"{where}: unknown keys {sorted(unknown)} (allowed: {sorted(_EXPECTATION_KEYS)})")
@@ -261,19 +386,27 @@ def load_profile(directory: Path, name: str) -> Profile:
     if raw.get("profile") != name:
         raise UsageError(f"{path}: 'profile' must be {name!r}, found {raw.get('profile')!r}")
     expectations: dict[str, dict[str, Expectation]] = {}
+    sections: dict[str, dict[str, dict[str, Expectation]]] = {}
+    documents = dict(raw.get("documents") or {})
     not_applicable = {str(k): str(v) for k, v in (raw.get("not_applicable") or {}).items()}
     _add_expectations(path, raw.get("expectations") or {}, expectations)
     for fragment in sorted((directory / f"{name}.d").glob("*.yaml")):
         part = _read_yaml(fragment) or {}
         if not isinstance(part, dict) or set(part) - _FRAGMENT_KEYS:
             raise UsageError(f"{fragment}: a profile fragment holds only {sorted(_FRAGMENT_KEYS)}")
-        _add_expectations(fragment, part.get("expectations") or {}, expectations)
+        platform = part.get("platform")
+        if platform is not None and not (isinstance(platform, str) and _NAME.match(platform)):
+            raise UsageError(f"{fragment}: platform: expected a platform tag such as juniper, got {platform!r}")
+        into = sections.setdefault(platform, {}) if platform else expectations
+        _add_expectations(fragment, part.get("expectations") or {}, into)
+        documents.update({str(k): str(v) for k, v in (part.get("documents") or {}).items()})
         not_applicable.update({str(k): str(v) for k, v in (part.get("not_applicable") or {}).items()})
     return Profile(
         name=name,
         title=str(raw.get("title") or name),
-        documents=dict(raw.get("documents") or {}),
+        documents=documents,
         not_applicable=not_applicable,
         expectations=expectations,
         test_times=_test_times(path, raw.get("test_times") or {}),
+        sections=sections,
     )

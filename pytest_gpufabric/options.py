@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_gpufabric.bundled import thresholds_dir
 from pytest_gpufabric.errors import UsageError
 from pytest_gpufabric.collection_estimate import DEFAULT_MAX_ITEMS
 from pytest_gpufabric.measuring.control import BOUND_FACTOR, BOUND_FLOOR_S
@@ -18,7 +19,7 @@ DEFAULT_RESULTS_DIR = "gpufabric-results"
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("gpufabric", "GPU fabric acceptance (pytest-gpufabric)")
     group.addoption("--cluster", metavar="SITE_YAML", help="cluster inventory (site.yaml) to test")
-    group.addoption("--thresholds-dir", metavar="DIR", help="directory of threshold profiles (default: thresholds/ of the checkout)")
+    group.addoption("--thresholds-dir", metavar="DIR", help="directory of threshold profiles (default: thresholds/ of the rootdir, else those installed with the plugin)")
     group.addoption("--record", metavar="DIR", help="record every command's output into DIR (see --record-mode)")
     group.addoption(
         "--record-mode", choices=RECORD_MODES, default="once",
@@ -31,6 +32,13 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--gpufabric-results", metavar="DIR", default=DEFAULT_RESULTS_DIR, help=f"where results.jsonl and raw outputs go (default: {DEFAULT_RESULTS_DIR})")
     group.addoption("--gpufabric-report", metavar="DIR",
                     help="at the end of the run write the acceptance report into DIR: report.html, summary.xlsx, CSV files, report.pdf")
+    group.addoption("--deviations", metavar="FILE",
+                    help="approved deviations (YAML, a 'deviations:' list as in site.yaml); shown as deviations, never as passes")
+    group.addoption("--retest-of", metavar="RUN",
+                    help="this run retests RUN (a run directory or id under --gpufabric-results); default with --lf or "
+                         "--rerun-failed-pairs: the run they read")
+    group.addoption("--gpufabric-paper", choices=("a4", "letter"), default="a4",
+                    help="paper size of the acceptance report's PDF files (default: a4)")
     group.addoption("--insecure-host-keys", action="store_true", help="accept unknown SSH host keys (NOT recommended; host keys are verified by default)")
     group.addoption("--pair-policy", metavar="POLICY", default="all",
                     help="node pairs of the pair checks: all, rounds:K (K circle rounds), same-leaf, or list:FILE (default: all)")
@@ -52,6 +60,10 @@ def add_options(parser: pytest.Parser) -> None:
     group.addoption("--bound-floor", metavar="SECONDS", type=float, default=BOUND_FLOOR_S,
                     help=f"and by at least SECONDS (default: {BOUND_FLOOR_S:g})")
     group.addoption("--mpi-launcher", choices=("mpirun", "srun"), default="mpirun", help="launcher of multi-node runs (default: mpirun)")
+    group.addoption("--cabling-plan", metavar="CSV",
+                    help="CAB-001's plan: node,nic,switch,port per line (default: each NIC's switch and switch_port in the inventory)")
+    group.addoption("--preflight", action="store_true",
+                    help="before the tests, probe every node for what the selected checks need (as gpufabric preflight)")
 
 
 @dataclass(frozen=True)
@@ -65,6 +77,8 @@ class FabricOptions:
     results_dir: Path
     verify_host_keys: bool
     report_dir: Path | None = None
+    deviations_file: Path | None = None
+    paper: str = "a4"
 
     @property
     def mode_label(self) -> str:
@@ -77,8 +91,10 @@ class FabricOptions:
 
 
 def default_thresholds_dir(rootdir: Path) -> Path:
+    """``thresholds/`` of ``rootdir`` (a checkout, or a site's own folder), else the profiles installed with the
+    package."""
     here = rootdir / "thresholds"
-    return here if here.is_dir() else Path(__file__).resolve().parents[1] / "thresholds"
+    return here if here.is_dir() else thresholds_dir()
 
 
 def read_options(config: pytest.Config) -> FabricOptions:
@@ -103,4 +119,6 @@ def read_options(config: pytest.Config) -> FabricOptions:
         results_dir=Path(opt.gpufabric_results),
         verify_host_keys=not opt.insecure_host_keys,
         report_dir=Path(opt.gpufabric_report) if opt.gpufabric_report else None,
+        deviations_file=Path(opt.deviations) if opt.deviations else None,
+        paper=opt.gpufabric_paper,
     )

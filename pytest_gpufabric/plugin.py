@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import uuid
 from pathlib import Path
 from collections.abc import Generator
 from typing import Any
 
 import pytest
 
-from pytest_gpufabric.applicability import Applicability
+from pytest_gpufabric.applicability import Applicability, NotApplicable
 from pytest_gpufabric.catalog import SCOPES, CheckSpec, item_scopes
+from pytest_gpufabric.checks.cabling_plan import PLAN_KEY, inventory_plan, load_cabling_plan
 from pytest_gpufabric.collection_estimate import ItemEstimate, check_test_scopes, estimate
 from pytest_gpufabric.collection_gc import CollectionGc, process_ends_with_session
 from pytest_gpufabric.collection_memory import share_calls, slim_item
@@ -21,7 +21,7 @@ from pytest_gpufabric.measuring.rails import error_kind
 from pytest_gpufabric.measuring.verdicts import skipped_pair_record
 from pytest_gpufabric.options import add_options, read_options
 from pytest_gpufabric.reporting.acceptance.run_plugin import RunReporting, run_info
-from pytest_gpufabric.reporting.allure_meta import AllureRunInfo, run_environment
+from pytest_gpufabric.reporting.allure_meta import AllureLabels, AllureRunInfo, run_environment
 from pytest_gpufabric.reporting.evidence import attach_evidence, evidence_data
 from pytest_gpufabric.reporting.scrubbed import scrub_exception, scrubbed_report
 from pytest_gpufabric.reporting.outcomes import OutcomeReporting, show_cause_to_allure
@@ -29,7 +29,11 @@ from pytest_gpufabric.results import PROPERTY_KEY, ResultsReporter, ResultsWrite
 from pytest_gpufabric.scheduling.pair_option import parse_pair_policy, selected_node_pairs
 from pytest_gpufabric.scheduling.rerun import FailedPairs
 from pytest_gpufabric.session import FabricSession
+from pytest_gpufabric.shapes import shape_of
+from pytest_gpufabric.signoff.run_setup import retest_base, run_files
+from pytest_gpufabric.signoff.runs import new_run_id
 from pytest_gpufabric.startup import prepare_run
+from pytest_gpufabric.suite_index import check_of_node_id
 
 SESSION_KEY = pytest.StashKey[FabricSession]()
 CONTEXT_KEY = pytest.StashKey[CheckContext]()
@@ -53,7 +57,7 @@ def _is_worker(config: pytest.Config) -> bool:
 def _run_id(config: pytest.Config) -> str:
     if _is_worker(config):
         return str(config.workerinput[RUN_ID_INPUT])  # type: ignore[attr-defined]
-    return uuid.uuid4().hex[:12]
+    return new_run_id()
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -75,10 +79,13 @@ def pytest_configure(config: pytest.Config) -> None:
             raise UsageError(found.refusal(config.getoption("max_items")))  # before a single node pair is listed
         node_pairs = tuple(selected_node_pairs(policy, setup.inventory))
         rerun_file = config.getoption("rerun_failed_pairs")
-        rerun = FailedPairs.load(Path(rerun_file)) if rerun_file else None
+        rerun = FailedPairs.load(_results_file(Path(rerun_file))) if rerun_file else None
         fanout = config.getoption("fanout")
         if fanout is not None and fanout < 1:
             raise UsageError(f"--fanout must be at least 1, got {fanout}")
+        plan_file = config.getoption("cabling_plan")
+        config.stash[PLAN_KEY] = (load_cabling_plan(Path(plan_file), setup.inventory) if plan_file
+                                  else inventory_plan(setup.inventory, str(options.cluster)))
     except GpufabricError as exc:
         raise pytest.UsageError(str(exc)) from None
     inventory, loaded = setup.inventory, setup.profiles
@@ -104,16 +111,32 @@ def pytest_configure(config: pytest.Config) -> None:
 
     register_switch_counters(config, config.stash[SESSION_KEY], lambda item: (tests.check_id(item), tests.target(item)))
     if not _is_worker(config):
-        writer = ResultsWriter(options.results_dir / "results.jsonl")
+        if config.getoption("preflight"):
+            from pytest_gpufabric.preflight.run_plugin import PLUGIN_NAME, PreflightReport
+
+            config.pluginmanager.register(PreflightReport(setup, options, None), PLUGIN_NAME)
+        info = run_info(inventory, loaded, run_id, options.mode_label, str(options.cluster))
+        try:
+            retest = retest_base(options.results_dir, config.getoption("retest_of"), rerun_file,
+                                 bool(getattr(config.option, "lf", False)))
+            files = run_files(setup, options, info, retest)
+        except GpufabricError as exc:
+            raise pytest.UsageError(str(exc)) from None
+        writer = ResultsWriter(files.directory.results_file, on_first_record=files.start,
+                               check_of=lambda node_id: check_of_node_id(config.rootpath, node_id))
         config.pluginmanager.register(ResultsReporter(writer), "gpufabric-results")
         config.pluginmanager.register(OutcomeReporting(), "gpufabric-outcomes")
-        info = run_info(inventory, loaded, run_id, options.mode_label, str(options.cluster))
-        reporting = RunReporting(options.results_dir, info, options.report_dir, options.recording_dir, lambda: writer.records)
+        reporting = RunReporting(files, options.report_dir, options.recording_dir, lambda: writer.records, options.paper)
         config.pluginmanager.register(reporting, "gpufabric-run-report")
         alluredir = getattr(config.option, "allure_report_dir", None)
         if alluredir:
             environment = run_environment(inventory.site, sorted(loaded), str(options.cluster), options.mode_label)
-            config.pluginmanager.register(AllureRunInfo(Path(alluredir), environment, setup.scrubber), "gpufabric-allure")
+            config.pluginmanager.register(AllureRunInfo(Path(alluredir), environment, setup.scrubber, run_id),
+                                          "gpufabric-allure")
+    if getattr(config.option, "allure_report_dir", None):
+        labels = AllureLabels(tests.check_id, lambda check_id: setup.catalog.get(check_id).title
+                              if check_id in setup.catalog else check_id)
+        config.pluginmanager.register(labels, "gpufabric-allure-labels")
 
 
 def _collected_paths(config: pytest.Config) -> list[Path]:
@@ -136,6 +159,18 @@ def pytest_configure_node(node: Any) -> None:
     run_id = node.config.stash.get(RUN_ID_KEY, None)
     if run_id is not None:
         node.workerinput[RUN_ID_INPUT] = run_id
+
+
+def _results_file(path: Path) -> Path:
+    """A results file, or the results of a run directory or results root (its latest run)."""
+    from pytest_gpufabric.signoff.runs import RESULTS_FILE, run_directory_of
+
+    if path.is_file():
+        return path
+    try:
+        return run_directory_of(path) / RESULTS_FILE
+    except GpufabricError:
+        return path  # FailedPairs.load names the missing file
 
 
 def _session(config: pytest.Config) -> FabricSession | None:
@@ -251,7 +286,13 @@ def gpufabric(request: pytest.FixtureRequest) -> CheckContext:
         return session.run(node, command, timeout_s, cached, item.nodeid)
 
     profile = session.profile_for(getattr(target, "nodes", ()))
-    context = CheckContext(session.catalog.get(check_id), getattr(target, "id", item.name), profile, run, parsed=session.parsed)
+    for switch in _switch_of(target):  # a switch OS whose model differs has its own section (Junos: queues)
+        profile = profile.for_platform(switch.os)
+    context = CheckContext(session.catalog.get(check_id), getattr(target, "id", item.name), profile, run,
+                           parsed=session.parsed, shape=shape_of(target))
+    if context.check.measured == "mesh" and session.mesh_engine is not None and hasattr(target, "rail_pairs"):
+        mesh, pair = session.mesh_engine, (target.a.name, target.b.name)
+        context.mesher = lambda: mesh.outputs(check_id, pair)
     if hasattr(target, "rail_pairs"):
         rails = target.rail_pairs()
         context.rail_pairs = tuple(r for r in rails if session.rerun is None or session.rerun.keeps(check_id, r.id))
@@ -276,10 +317,18 @@ def _error_kind(exc: BaseException) -> tuple[str, str]:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     """A check that could not measure (GpufabricError) fails without a traceback: the message says it all,
-    and pytest does not spend time rendering source code for thousands of unreachable items."""
+    and pytest does not spend time rendering source code for thousands of unreachable items. The verdict
+    comes from what was read: a value already judged failing fails the item whatever could not be measured
+    after it, and a part left unmeasured never lets the item pass."""
+    context = item.stash.get(CONTEXT_KEY, None)
     try:
-        return (yield)
+        result = yield
+        if context is not None:
+            context.settle()
+        return result
     except GpufabricError as exc:
+        if context is not None and context.failed():
+            context.fail(context.failure_hint, also=exc if exc not in context.unmeasured else None)
         item.stash[ERROR_KEY] = _error_kind(exc)
         pytest.fail(str(exc), pytrace=False)
 
@@ -321,6 +370,8 @@ def _add_check_data(
     if context is not None and report.when == "call":
         data.update(evidence_data(context))
         attach_evidence(item, report, context, session.scrubber)
+    if report.skipped and call.excinfo is not None and call.excinfo.errisinstance(NotApplicable):
+        data["not_applicable"] = True  # the check found it does not apply: documented, not missing
     if report.skipped and spec.scope == "nic_pair" and hasattr(target, "rail_pairs"):
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
         data["pairs"] = [skipped_pair_record(pair, reason, spec.source) for pair in target.rail_pairs()]

@@ -2,13 +2,16 @@
 
 Records are appended (and flushed) as items finish, so an interrupted run keeps what it reported; at the
 end of the session the file is rewritten sorted by node id, so two runs of the same replay give
-byte-identical files whatever the worker scheduling. Durations are left out for the same reason.
+byte-identical files whatever the worker scheduling. Durations are left out for the same reason. The file
+is created with the first record (never truncating an existing one): a run that records nothing writes nothing.
+An item whose xdist worker crashed is an error ("worker crashed"), never left out.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +20,8 @@ import pytest
 
 RESULTS_SCHEMA_VERSION = 1
 PROPERTY_KEY = "gpufabric"
+CRASHED = "worker crashed"
+PHASES = ("setup", "call", "teardown")
 
 
 def item_record(report: pytest.TestReport, outcome: str, data: dict[str, Any]) -> dict[str, Any]:
@@ -45,8 +50,13 @@ def item_record(report: pytest.TestReport, outcome: str, data: dict[str, Any]) -
         "commands": data.get("commands", []),
         "scope": data.get("scope"),
     }
+    if outcome == "skipped" and data.get("not_applicable"):
+        record["not_applicable"] = True  # skipped by the check itself, for a documented reason
     if data.get("pairs"):
         record["pairs"] = data["pairs"]  # node-pair items: one verdict per NIC pair (see measuring.verdicts)
+    for key in ("unread", "notes"):  # lines of the outputs not understood; notes on the outputs (control characters)
+        if data.get(key):
+            record[key] = data[key]
     return record
 
 
@@ -66,22 +76,44 @@ def gpufabric_data(report: pytest.TestReport) -> dict[str, Any]:
     return merged
 
 
+def param_id(node_id: str) -> str | None:
+    """The parameter part of a node id (``...::test_x[node01->node02]`` -> ``node01->node02``), or None."""
+    function = node_id.rpartition("::")[2]
+    return function[function.index("[") + 1:-1] if "[" in function and function.endswith("]") else None
+
+
+def crash_record(node_id: str, message: str, data: dict[str, Any], check_id: str | None) -> dict[str, Any]:
+    """The record of an item whose xdist worker died while running it: an error, never a silent gap."""
+    return {"schema": RESULTS_SCHEMA_VERSION, "node_id": node_id, "check_id": data.get("check_id") or check_id,
+            "title": data.get("title"), "item": data.get("target") or param_id(node_id), "outcome": "error",
+            "measured": None, "expected": None, "unit": None, "source": data.get("check_source"),
+            "hint": None, "message": f"{CRASHED}: {message}", "measurements": [], "commands": [],
+            "scope": data.get("scope")}
+
+
 @dataclass
 class ResultsWriter:
-    """Collects the three phase reports of each item and writes one record when the item is done."""
+    """Collects the three phase reports of each item and writes one record when the item is done.
+
+    ``on_first_record`` runs before the file is created (the run's directory and plan are written then);
+    ``check_of`` names the check of a node id, for an item whose worker crashed before reporting it."""
 
     path: Path
+    on_first_record: Callable[[], None] | None = None
+    check_of: Callable[[str], str | None] | None = None
     _pending: dict[str, dict[str, Any]] = field(default_factory=dict)
     _records: list[dict[str, Any]] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._stream = self.path.open("w", encoding="utf-8")
+    _stream: Any = None
 
     def add(self, report: pytest.TestReport) -> None:
         state = self._pending.setdefault(report.nodeid, {"outcome": None, "data": {}, "report": report})
         state["data"].update(gpufabric_data(report))
-        if report.when == "setup" and not report.passed:
+        if report.when not in PHASES:  # xdist: the worker died while running this item
+            message = str(report.longrepr or "worker crashed").strip()
+            check_id = self.check_of(report.nodeid) if self.check_of else None
+            self._write(crash_record(report.nodeid, message, state["data"], check_id))
+            del self._pending[report.nodeid]
+        elif report.when == "setup" and not report.passed:
             state["outcome"], state["report"] = ("skipped" if report.skipped else "error"), report
         elif report.when == "call":
             state["outcome"], state["report"] = _call_outcome(report, state["data"]), report
@@ -92,12 +124,23 @@ class ResultsWriter:
             del self._pending[report.nodeid]
 
     def _write(self, record: dict[str, Any]) -> None:
+        if self._stream is None:
+            if self.on_first_record is not None:
+                self.on_first_record()
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._stream = self.path.open("x", encoding="utf-8")  # never truncates an existing file
         self._records.append(record)
         self._stream.write(json.dumps(record, sort_keys=True, default=str) + "\n")
         self._stream.flush()
 
+    @property
+    def started(self) -> bool:
+        return self._stream is not None
+
     def finish(self) -> None:
-        """Rewrite the file sorted by node id (atomically)."""
+        """Rewrite the file sorted by node id (atomically); nothing when nothing was recorded."""
+        if self._stream is None:
+            return
         self._stream.close()
         tmp = self.path.with_suffix(".tmp")
         with tmp.open("w", encoding="utf-8") as out:
@@ -148,4 +191,4 @@ class ResultsReporter:
         terminalreporter.write_sep("-", "gpufabric")
         terminalreporter.write_line(f"{len(records)} items recorded: {outcome_counts_line(records)}")
         terminalreporter.write_line(f"checks with failures or errors: {', '.join(failing) or 'none'}")
-        terminalreporter.write_line(f"results: {self.writer.path}")
+        terminalreporter.write_line(f"results: {self.writer.path if self.writer.started else 'nothing recorded, nothing written'}")

@@ -22,6 +22,7 @@ from pytest_gpufabric.transport.base import CommandResult, Transport
 if TYPE_CHECKING:
     from pytest_gpufabric.inventory import Inventory, Node
     from pytest_gpufabric.measuring.engine import RoundEngine
+    from pytest_gpufabric.measuring.mesh import MeshEngine
 
 
 @dataclass
@@ -43,6 +44,7 @@ class FabricSession:
     health: NodeHealth | None = None  # set by the scheduling hooks: nodes marked down for the rest of the run
     guard_of: Callable[[str, Sequence[str]], NodeGuard] | None = None  # node, resources -> a traffic command's guard
     held: dict[str, tuple[str, ...]] = field(default_factory=dict)  # item -> the resources it holds while it runs
+    mesh_engine: MeshEngine | None = None  # set by the scheduling hooks: measures the mesh checks
     _guarded_nodes: set[str] = field(default_factory=set)  # nodes this process sent traffic commands to
     _transport: Transport | None = None
     _cache: dict[tuple[str, str], CommandResult] = field(default_factory=dict)

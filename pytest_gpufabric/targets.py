@@ -15,8 +15,18 @@ if TYPE_CHECKING:
     from pytest_gpufabric.inventory import Gpu, Inventory, Nic, Node, Switch
 
 
-@dataclass(frozen=True)
-class ClusterTarget:
+class IdRepr:
+    """A target's repr is its id: short where reports show parameters (Allure) and never a dump of the
+    inventory (SSH user, addresses)."""
+
+    id: str
+
+    def __repr__(self) -> str:
+        return self.id
+
+
+@dataclass(frozen=True, repr=False)
+class ClusterTarget(IdRepr):
     """All nodes of one GPU vendor (a collective cannot span vendors): id ``cluster``, or ``cluster-<vendor>``
     in a mixed cluster."""
 
@@ -28,8 +38,8 @@ class ClusterTarget:
         return f"cluster-{self.label}" if self.label else "cluster"
 
 
-@dataclass(frozen=True)
-class NodeTarget:
+@dataclass(frozen=True, repr=False)
+class NodeTarget(IdRepr):
     node: Node
 
     @property
@@ -41,8 +51,8 @@ class NodeTarget:
         return (self.node,)
 
 
-@dataclass(frozen=True)
-class GpuTarget:
+@dataclass(frozen=True, repr=False)
+class GpuTarget(IdRepr):
     node: Node
     gpu: Gpu
 
@@ -55,8 +65,8 @@ class GpuTarget:
         return (self.node,)
 
 
-@dataclass(frozen=True)
-class NicTarget:
+@dataclass(frozen=True, repr=False)
+class NicTarget(IdRepr):
     node: Node
     nic: Nic
 
@@ -69,8 +79,8 @@ class NicTarget:
         return (self.node,)
 
 
-@dataclass(frozen=True)
-class NicGpuPairTarget:
+@dataclass(frozen=True, repr=False)
+class NicGpuPairTarget(IdRepr):
     node: Node
     nic: Nic
     gpu: Gpu
@@ -84,8 +94,8 @@ class NicGpuPairTarget:
         return (self.node,)
 
 
-@dataclass(frozen=True)
-class NodePairTarget:
+@dataclass(frozen=True, repr=False)
+class NodePairTarget(IdRepr):
     """Two nodes; ``rail_pairs`` are their same-rail NIC pairs, which a pair check measures all at once
     (the rails of two nodes are disjoint NICs, GPUs and ports). Built when asked, never stored per item."""
 
@@ -107,8 +117,8 @@ class NodePairTarget:
                      for nic_a in sorted(self.a.nics, key=lambda nic: nic.rail) if nic_a.rail in by_rail)
 
 
-@dataclass(frozen=True)
-class NicPairTarget:
+@dataclass(frozen=True, repr=False)
+class NicPairTarget(IdRepr):
     """A NIC on one node and the NIC of the same rail on another node (``a`` is the server side)."""
 
     node_a: Node
@@ -125,8 +135,8 @@ class NicPairTarget:
         return (self.node_a, self.node_b)
 
 
-@dataclass(frozen=True)
-class SwitchTarget:
+@dataclass(frozen=True, repr=False)
+class SwitchTarget(IdRepr):
     switch: Switch
 
     @property
@@ -138,8 +148,8 @@ class SwitchTarget:
         return ()
 
 
-@dataclass(frozen=True)
-class SwitchPortTarget:
+@dataclass(frozen=True, repr=False)
+class SwitchPortTarget(IdRepr):
     """A host-facing switch port and the NIC the inventory cables to it."""
 
     switch: Switch

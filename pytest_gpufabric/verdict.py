@@ -60,11 +60,14 @@ def measurement_lines(m: Measurement, indent: str) -> list[str]:
             f"{indent}expected: {m.expected}   [source: {m.source}]"]
 
 
-def failure_message(check_id: str, title: str, target_id: str, failed: list[Measurement], hint: str | None) -> str:
-    """The text shown in the terminal, the HTML report and Allure for a failed check."""
+def failure_message(check_id: str, title: str, target_id: str, failed: list[Measurement], hint: str | None,
+                    not_measured: list[str] | tuple[str, ...] = ()) -> str:
+    """The text shown in the terminal, the HTML report and Allure for a failed check; ``not_measured`` names
+    the parts of the check that could not be measured (the failure stands on what was read)."""
     lines = [f"{check_id} {title}: FAILED at {target_id}"]
     for m in failed:
         lines.extend(measurement_lines(m, "  "))
+    lines.extend(f"  not measured: {text}" for text in not_measured)
     if hint:
         lines.append(f"  hint: {hint}")
     return "\n".join(lines)

@@ -34,7 +34,7 @@ REPO = Path(__file__).resolve().parents[1]
 INSTALLER = REPO / "tools" / "install-system-deps.sh"
 FAULTY_NODE = 2  # node03
 FAULTY_RAIL = 1
-SPANS_BEFORE_FAULT = 4  # the fault comes once this many NIC pairs were measured
+SPANS_BEFORE_FAULT = 4  # the fault comes once this many node pairs (all their rails) were measured
 RATIO_LIMIT = 1.5
 
 
@@ -57,7 +57,7 @@ def _marked_at(output: str, name: str, fault_at: float) -> float | None:
 
 
 def run_scenario(lab: Lab, site: Path, folder: Path, scenario: str, cap_s: float, workers: int) -> dict[str, Any]:
-    """One sweep; with a fault injected once ``SPANS_BEFORE_FAULT`` NIC pairs were measured."""
+    """One sweep; with a fault injected once ``SPANS_BEFORE_FAULT`` node pairs were measured."""
     inject: dict[str, Callable[[], AppliedFault]] = {
         "link_down": lambda: lab.faults.link_down(FAULTY_NODE, FAULTY_RAIL),
         "sshd_killed": lambda: lab.faults.kill_sshd(FAULTY_NODE),
@@ -86,7 +86,7 @@ def _figures(lab: Lab, sweep: Sweep, scenario: str, returncode: int | None, faul
                                "perftest_processes_left": sum(len(lines) for lines in left.values()),
                                "perftest_processes_left_on": {node: lines[:3] for node, lines in left.items()}}
     spans = sweep.spans()
-    figures["nic_pairs_measured"] = len(spans)
+    figures["node_pairs_measured"] = len(spans)
     figures["sweep_s"] = round(max(s.end for s in spans) - min(s.start for s in spans), 2) if spans else None
     if fault_at is None:
         figures["all_passed"] = bool(outcomes) and all(outcome == "passed" for outcome in outcomes.values())

@@ -1,7 +1,8 @@
 """The pair-scheduling benchmark in the namespace lab (root): an all-pairs sweep of PERF-002 over N nodes x 2
 rails with the perftest STAND-IN (pytest_gpufabric.lab.perftest_standin) on every node, over real SSH.
 
-Measures, with -n 2 and -n 0: the sweep (first to last NIC-pair measurement in the schedule log), per round,
+Measures, with -n 2 and -n 0: the sweep (first to last measurement in the schedule log: one span per node pair,
+all its rails at once), per round,
 and the run's wall time, against rounds x test time; keeps the estimate printed before the sweep and the
 progress lines; checks from the schedule log that no NIC, GPU or port was used
 by two measurements at once. Then injects bad NIC pairs and checks that ``--lf`` measures exactly their node
@@ -26,6 +27,7 @@ from pytest_gpufabric.lab import Lab, sweep_stale
 from pytest_gpufabric.lab.perftest_standin import inject_bad_pair, install
 from pytest_gpufabric.exclusive import ScheduleLog, find_overlaps
 from pytest_gpufabric.scheduling.rounds import lower_bound_rounds
+from tools.figures_json import emit
 
 REPO = Path(__file__).resolve().parents[1]
 INSTALLER = REPO / "tools" / "install-system-deps.sh"
@@ -50,12 +52,12 @@ def run_sweep(site: Path, out: Path, workers: str, *extra: str) -> dict[str, Any
     spans = ScheduleLog(log).read()
     sweep_s = max(s.end for s in spans) - min(s.start for s in spans) if spans else 0.0
     records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
-    nic_pairs = {tuple(sorted(r for r in span.resources if r.startswith("nic:"))) for span in spans}
+    measured = [pair["pair"] for record in records for pair in record.get("pairs") or ()]  # one verdict per NIC pair
     return {
         "workers": workers, "wall_s": round(wall, 2),
         "sweep_s": round(sweep_s, 2),
         "node_pair_items": sorted({span.item.split("[")[-1].rstrip("]") for span in spans}),
-        "nic_pairs_measured": len(spans), "distinct_nic_pairs": len(nic_pairs),
+        "nic_pairs_measured": len(measured), "distinct_nic_pairs": len(set(measured)), "measurement_spans": len(spans),
         "overlaps": len(find_overlaps(spans)), "items": len(records),
         "failed_items": sorted(r["item"] for r in records if r["outcome"] == "failed"),
         "estimate_lines": [line for line in proc.stdout.splitlines() if " sweep: " in line or line.startswith("pair sweeps")],
@@ -99,10 +101,7 @@ def main(argv: list[str]) -> int:
         "rerun_measures_exactly_the_bad_nic_pairs": report["rerun_failed_pairs"]["distinct_nic_pairs"] == len(BAD_PAIRS)
         and report["rerun_failed_pairs"]["nic_pairs_measured"] == len(BAD_PAIRS),
     }
-    text = json.dumps(report, indent=1)
-    print(text)
-    if args.json:
-        args.json.write_text(text + "\n", encoding="utf-8")
+    emit(report, args.json)
     return 0 if all(report["checks"].values()) else 1
 
 

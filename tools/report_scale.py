@@ -37,7 +37,10 @@ def main() -> None:
         print(f"summary.xlsx: {_mb(files.workbook)}")
     for csv in files.csvs:
         print(f"{csv.name}: {_mb(csv)}")
-    print(f"report.pdf: {_mb(files.pdf)}" if files.pdf else files.pdf_note)
+    for pdf in files.pdfs:
+        print(f"{pdf.name}: {_mb(pdf)}")
+    if not files.pdfs:
+        print(files.pdf_note)
     print(f"every file: {files.seconds:.1f} s wall")
 
 

@@ -26,9 +26,19 @@ def bus_mismatches(inventory: Mapping[int, str], measured: Mapping[int, str]) ->
     return problems
 
 
-def weakest_gpu_links(matrix: TopologyMatrix) -> tuple[int, list[str]]:
+def unread_gpu_pairs(matrix: TopologyMatrix) -> str:
+    """The GPU pairs whose link no row of the matrix gave (both rows refused or cut), for a missing
+    measurement's message; "" when every pair was read."""
+    unread = matrix.unread_pairs("GPU")
+    return ", ".join(f"{a}-{b}" for a, b in unread[:8]) + (f" and {len(unread) - 8} more" if len(unread) > 8 else "")
+
+
+def weakest_gpu_links(matrix: TopologyMatrix) -> tuple[int | None, list[str]]:
     """For ``nvidia-smi topo -m``: the smallest NVLink count between any two GPUs (0 when a pair is not
-    NVLink-connected), and the pairs that are not, with their connection type."""
+    NVLink-connected), and the pairs that are not, with their connection type; None when a pair was not read
+    (a missing measurement, never a pass)."""
+    if matrix.unread_pairs("GPU"):
+        return None, [f"links not read: {unread_gpu_pairs(matrix)}"]
     counts, problems = [], []
     for first, second, kind in matrix.pairs("GPU"):
         match = _NVLINK.match(kind)
@@ -38,6 +48,8 @@ def weakest_gpu_links(matrix: TopologyMatrix) -> tuple[int, list[str]]:
     return (min(counts) if counts else 0), problems
 
 
-def non_xgmi_pairs(matrix: TopologyMatrix) -> list[str]:
-    """For ``rocm-smi --showtopotype``: the GPU pairs whose link type is not XGMI."""
+def non_xgmi_pairs(matrix: TopologyMatrix) -> list[str] | None:
+    """For ``rocm-smi --showtopotype``: the GPU pairs whose link type is not XGMI; None when a pair was not read."""
+    if matrix.unread_pairs("GPU"):
+        return None
     return [f"{a}-{b}: {kind}" for a, b, kind in matrix.pairs("GPU") if kind != "XGMI"]

@@ -1,8 +1,12 @@
-"""Host settings (HOST-*): what the kernel command line says about the IOMMU."""
+"""Host settings (HOST-*): what the kernel command line (or, in a guest, the GPUs' IOMMU groups) says about the
+IOMMU."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network
+
+from pytest_gpufabric.commands import sh
 
 from pytest_gpufabric.parsers.ip import Route, Rule
 from pytest_gpufabric.parsers.kernel_cmdline import KernelCmdline
@@ -26,6 +30,33 @@ def iommu_evidence(cmdline: KernelCmdline) -> str:
     """The parameters that decided the mode, for the failure message."""
     shown = [f"{k}={v}" for k, v in cmdline.params if k in ("iommu", "amd_iommu", "intel_iommu", "iommu.passthrough")]
     return " ".join(shown) or "no iommu parameter on the kernel command line"
+
+
+# The default domain types of an IOMMU group (Linux Documentation/ABI/testing/sysfs-kernel-iommu_groups).
+GROUP_TYPES = {"identity": PASSTHROUGH, "DMA": TRANSLATED, "DMA-FQ": TRANSLATED}
+MODE_ORDER = (TRANSLATED, PASSTHROUGH, OFF)  # the combined mode of several GPUs: the first of these any GPU has
+
+
+def iommu_groups_command(gpus: Sequence[str]) -> str:
+    """Each GPU's ``vendor`` (it is there) and its IOMMU group's ``type`` (absent without a group)."""
+    return sh("grep", "-H", ".", *(f"/sys/bus/pci/devices/{bdf}/{name}" for bdf in gpus for name in ("vendor", "iommu_group/type")))
+
+
+def guest_iommu_mode(groups: Mapping[str, str | None], gpus: Sequence[str]) -> tuple[str | None, str]:
+    """A guest's IOMMU mode from its GPUs' groups: ``off`` for a GPU in no group (no virtual IOMMU),
+    ``passthrough`` for ``identity``, ``translated`` for ``DMA``/``DMA-FQ``, any other type as written; the
+    mode of the GPUs together (the first of translated, passthrough, off, or an unknown type), with the
+    evidence. None when a GPU of the inventory is not there."""
+    modes, evidence = [], []
+    for bdf in gpus:
+        if bdf not in groups:
+            return None, f"{bdf}: no such PCI device"
+        kind = groups[bdf]
+        modes.append(OFF if kind is None else GROUP_TYPES.get(kind, kind))
+        evidence.append(f"{bdf}: " + ("in no IOMMU group" if kind is None else f"IOMMU group type {kind}"))
+    unknown = [mode for mode in modes if mode not in MODE_ORDER]
+    mode = unknown[0] if unknown else next(m for m in MODE_ORDER if m in modes)
+    return mode, "; ".join(evidence)
 
 
 def shared_subnets(interfaces: dict[str, tuple[IPv4Interface, ...]]) -> list[str]:

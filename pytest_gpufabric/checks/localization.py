@@ -7,8 +7,9 @@ at what the two share alone: the link between them, a cable or a switch port.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 PAIR_SEPARATOR = "->"
 MIN_PARTNERS_FOR_SUSPECT = 2
@@ -58,6 +59,20 @@ def split_pair_id(target_id: str) -> tuple[str, str] | None:
     if len(parts) != 2 or not all(parts):
         return None
     return parts[0], parts[1]
+
+
+def record_pair_outcomes(record: dict[str, Any]) -> Iterator[PairOutcome]:
+    """The pair outcomes of one results record (``check_id``, ``item``, ``outcome``, ``pairs``): one per NIC
+    pair of a node-pair record, else the record's own pair. The terminal and the report both localize from
+    these, so they name the same suspects."""
+    check_id = str(record.get("check_id"))
+    pairs = record.get("pairs") or ()
+    for pair in pairs:
+        yield PairOutcome(check_id, f"{pair['node_a']}/{pair['nic_a']}", f"{pair['node_b']}/{pair['nic_b']}",
+                          pair.get("outcome") == "failed")
+    ends = None if pairs else split_pair_id(str(record.get("item") or ""))
+    if ends is not None:
+        yield PairOutcome(check_id, ends[0], ends[1], record.get("outcome") == "failed")
 
 
 def localize(outcomes: Iterable[PairOutcome]) -> Localization:

@@ -26,6 +26,15 @@ def tool_missing(result: CommandResult) -> bool:
     return result.exit_code == COMMAND_NOT_FOUND
 
 
+def require_tool(result: CommandResult) -> CommandResult:
+    """``result``, unless the shell could not find its program: then the fact is not measured (never judged as
+    the program's failure)."""
+    if tool_missing(result):
+        program = result.command.split(maxsplit=1)[0]
+        raise MeasurementMissing(f"{result.node}: `{result.command}`: {program} is not installed (exit {COMMAND_NOT_FOUND})")
+    return result
+
+
 def unreadable(tool: str, fallback: CommandResult) -> MeasurementMissing:
     """The error of a fact that neither ``tool`` (not installed) nor its fallback command could give."""
     answer = (fallback.stderr or fallback.stdout).strip()[:160]

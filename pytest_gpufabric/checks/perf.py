@@ -22,9 +22,13 @@ from pytest_gpufabric.checks.perf_commands import (
     SERVER_LIFETIME_S,
     PerftestEnd,
     client_command,
+    clients_command,
     log_path,
+    perftest_words,
     pid_path,
     server_command,
+    servers_command,
+    stop_all_command,
     stop_command,
 )
 from pytest_gpufabric.errors import MeasurementMissing, ParseError, Unreachable
@@ -37,8 +41,9 @@ from pytest_gpufabric.parsers.perftest import (
     primary_error,
     typical_latency_us,
 )
+from pytest_gpufabric.parsers.sections import parse_sections
 from pytest_gpufabric.transport.base import CommandResult
-from pytest_gpufabric.transport.beside import BesideResults, Call, StopAfter
+from pytest_gpufabric.transport.beside import STOPPED_EXIT, BesideResults, Call, StopAfter
 from pytest_gpufabric.verdict import Judged
 
 SETUP_ERROR_KINDS = ("port_in_use", "connection", "no_device")
@@ -220,3 +225,114 @@ def latency_judgements(outcome: PerftestOutcome, name: str = "typical_latency_us
         return [("completion_errors", len(errors), outcome.leg.label, errors[0].line)]
     size = min(row.bytes for row in outcome.client.latency_rows) if outcome.client.latency_rows else None
     return [(name, typical_latency_us(outcome.client, size), outcome.leg.label, f"t_typical at {size} bytes")]
+
+
+# ---------------------------------------------------------------- every rail of a node pair, one command per node and step
+
+PairLegs = tuple[str, Sequence[PerftestLeg]]  # a NIC pair's id and its legs, in order
+PairOutcomes = dict[str, "list[PerftestOutcome] | MeasurementMissing"]  # NIC pair id -> its outcomes, or why none
+
+
+def _slot_groups(pairs: Sequence[PairLegs]) -> list[list[list[tuple[str, PerftestLeg]]]]:
+    """The legs of all rails by step (the k-th leg of every NIC pair), steps grouped while no two servers of a
+    group would listen on one port of one node (then that step starts a new group, after the one before)."""
+    steps = max((len(legs) for _, legs in pairs), default=0)
+    slots = [[(pair_id, legs[k]) for pair_id, legs in pairs if k < len(legs)] for k in range(steps)]
+    groups: list[list[list[tuple[str, PerftestLeg]]]] = []
+    for slot in slots:
+        ports = {(leg.server_node, leg.port) for group_slot in (groups[-1] if groups else []) for _, leg in group_slot}
+        if not groups or any((leg.server_node, leg.port) in ports for _, leg in slot):
+            groups.append([])
+        groups[-1].append(slot)
+    return groups
+
+
+def run_node_pair_legs(ctx: Runner, check_id: str, pairs: Sequence[PairLegs]) -> PairOutcomes:
+    """Every rail of a node pair at once: per group of steps, one command per node starts all its servers
+    (``servers_command``), and per step one command per node runs all its clients (``clients_command``); a step
+    starts when the clients of the step before have ended. Servers still running ``END_WAIT_S`` after the last
+    client are stopped by their PID files (one command per node). Each NIC pair keeps its own outcomes or error.
+
+    A clients command that its time limit ended (the NIC pair's bound: a client waiting for NICs that cannot
+    exchange traffic) ends the node pair's run at once, as one NIC pair's run ends after such a client: its
+    clients that had not ended could not exchange traffic in time, the later clients are not run (each NIC pair
+    left says so), and the servers are stopped without waiting."""
+    outcomes: PairOutcomes = {pair_id: [] for pair_id, _ in pairs}
+    for number, group in enumerate(groups := _slot_groups(pairs)):
+        legs = [entry for slot in group for entry in slot]
+        servers: dict[str, list[tuple[str, PerftestLeg]]] = {}
+        for pair_id, leg in legs:
+            servers.setdefault(leg.server_node, []).append((pair_id, leg))
+        backgrounds, stops = [], []
+        for node, served in servers.items():
+            pid_files = [pid_path(check_id, pair_id, leg.role) for pair_id, leg in served]
+            command = servers_command([(f"server {leg.label}", pid, perftest_words(leg.tool, leg.server, leg.port, leg.flags, leg.extra))
+                                       for (_, leg), pid in zip(served, pid_files)])
+            backgrounds.append((node, command, SERVER_LIFETIME_S + STEP_SLACK_S))
+            stops.append((node, stop_all_command(pid_files), STEP_SLACK_S))
+        foregrounds, ran_by = [], []
+        for slot in group:
+            clients: dict[str, list[tuple[str, PerftestLeg]]] = {}
+            for entry in slot:
+                clients.setdefault(entry[1].client_node, []).append(entry)
+            for node, found in clients.items():
+                foregrounds.append((node, clients_command([(f"client {leg.label}", _client(leg)) for _, leg in found]),
+                                    CLIENT_CALL_TIMEOUT_S))
+                ran_by.append(found)
+        done = ctx.run_beside(backgrounds, foregrounds, stops, END_WAIT_S, timed_out)
+        _group_outcomes(legs, done, outcomes, ran_by)
+        if len(done.foregrounds) < len(foregrounds):
+            _not_run([entry for later in groups[number + 1:] for slot in later for entry in slot], outcomes, done.foregrounds[-1])
+            break
+    return outcomes
+
+
+def _not_run(legs: Sequence[tuple[str, PerftestLeg]], outcomes: PairOutcomes, ended: CommandResult) -> None:
+    """The NIC pairs of legs not run after a clients command that its time limit ended."""
+    for pair_id, leg in legs:
+        if not isinstance(outcomes[pair_id], MeasurementMissing):
+            outcomes[pair_id] = MeasurementMissing(f"{leg.label}: perftest client not run: the clients on {ended.node} "
+                                                   f"before it did not end within their time limit (exit {ended.exit_code})")
+
+
+def _sections(results: Sequence[CommandResult]) -> dict[str, CommandResult]:
+    """Each framed program's output as a result of its own (label -> node, label, output, exit status); a command
+    that printed nothing (ended before any of its programs) has none."""
+    found: dict[str, CommandResult] = {}
+    for result in results:
+        if not result.stdout.strip():
+            continue
+        for section in parse_sections(result.stdout).sections:
+            label = " ".join(section.label)
+            found[label] = CommandResult(result.node, label, section.text, "", section.exit_code, result.duration_s)
+    return found
+
+
+def _group_outcomes(legs: Sequence[tuple[str, PerftestLeg]], done: BesideResults, outcomes: PairOutcomes,
+                    ran_by: Sequence[Sequence[tuple[str, PerftestLeg]]]) -> None:
+    """Each leg's client judged knowing its server's own words; a leg that cannot be read costs its NIC pair. A
+    client missing from a clients command that its time limit ended did not end in time (its NICs could not
+    exchange traffic); the legs of a clients command not run were not measured."""
+    servers, clients = _sections(done.backgrounds), _sections(done.foregrounds)
+    command_of = {(pair_id, leg.label): result for result, found in zip(done.foregrounds, ran_by) for pair_id, leg in found}
+    for pair_id, leg in legs:
+        found = outcomes[pair_id]
+        if isinstance(found, MeasurementMissing):
+            continue
+        command = command_of.get((pair_id, leg.label))
+        if command is None:
+            _not_run([(pair_id, leg)], outcomes, done.foregrounds[-1])
+            continue
+        client, served = clients.get(f"client {leg.label}"), servers.get(f"server {leg.label}")
+        if client is None and timed_out(command):
+            outcomes[pair_id] = Unreachable(f"{leg.label}: perftest client on {command.node} did not end within its time "
+                                            f"limit (exit {command.exit_code}): the NICs could not exchange traffic in time")
+            continue
+        if client is None or served is None:
+            missing = "client" if client is None else "server"
+            outcomes[pair_id] = MeasurementMissing(f"{leg.label}: the {missing}'s output is not in its node's command output")
+            continue
+        try:
+            found.append(PerftestOutcome(leg, parse_client(leg, client, served, served.exit_code == STOPPED_EXIT), served.stdout))
+        except MeasurementMissing as exc:
+            outcomes[pair_id] = exc

@@ -6,6 +6,11 @@
    listening yet ("Couldn't connect"), try again after ``RETRY_PAUSES_S``, for at most ``CONNECT_TIMEOUT_S``;
 3. ``stop_command``, only for a server still running ``END_WAIT_S`` after its client ended: stop it by its PID.
 
+The rails of a node pair run together, one command per node and step instead of one per run:
+``servers_command`` starts every server of a node at once (each with its PID file), ``clients_command`` runs every
+client of a node at once, and ``stop_all_command`` stops what is left (``checks.node_scripts`` frames each
+program's output): a node pair of 8 rails takes 4 commands per pair check where the runs one by one took 32.
+
 Each command is bounded on its node by the transport (``timeout --kill-after`` around the whole command, with
 the call's time limit: ``SERVER_LIFETIME_S``, ``CLIENT_TIMEOUT_S``), so nothing outlives its run.
 
@@ -20,10 +25,13 @@ Ports: a perftest server listens on one TCP port for the out-of-band exchange, `
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from pytest_gpufabric.checks.node_scripts import runner
 from pytest_gpufabric.commands import sh
 from pytest_gpufabric.errors import UsageError
+from pytest_gpufabric.transport.beside import STOPPED_EXIT
 
 # Flags of S4 "Perftest" and S0 2.8.2: GID index 3 (RoCE v2), all sizes, bidirectional, report Gb/s.
 BW_FLAGS = ("-x", "3", "-a", "-b", "-F", "--report_gbits")
@@ -122,3 +130,34 @@ def first_core(cpulist: str) -> int | None:
 def local_cpulist_command(device: str) -> str:
     """The CPUs local to an RDMA device's PCIe function (S2: use cores local to the network device)."""
     return sh("cat", f"/sys/class/infiniband/{device}/device/local_cpulist")
+
+
+# ---------------------------------------------------------------- many runs in one command per node
+
+Server = tuple[str, str, list[str]]  # label, PID file, perftest words
+Client = tuple[str, str]  # label, client_command(...)
+
+
+def servers_command(servers: Sequence[Server]) -> str:
+    """Every server at once on one node (the servers of a node pair's rails), each with its PID file while it
+    runs; each server's output is a section of the command's. Exits ``STOPPED_EXIT`` when ``stop_all_command``
+    stopped one of them (a replay then replays the stop, as the live run ran it)."""
+    lines = [runner(max(1, len(servers)))]
+    lines += [f"serve {sh(label)} {sh(pid_file)} -- {sh(*words)}" for label, pid_file, words in servers]
+    lines.append(f"sections; [ $stopped -eq 0 ] || exit {STOPPED_EXIT}")
+    return "\n".join(lines)
+
+
+def clients_command(clients: Sequence[Client]) -> str:
+    """Every client at once on one node (the clients of one direction of a node pair's rails), each retrying
+    while its server is not listening yet (``client_command``); each client's output is a section."""
+    lines = [runner(max(1, len(clients)))]
+    lines += [f"c{index}() ( {command} )" for index, (_, command) in enumerate(clients)]
+    lines += [f"job {sh(label)} -- c{index}" for index, (label, _) in enumerate(clients)]
+    lines.append("sections")
+    return "\n".join(lines)
+
+
+def stop_all_command(pid_files: Sequence[str]) -> str:
+    """Stop every server still running by the PID in its file; always exit 0."""
+    return "; ".join(f"{{ read -r pid < {sh(pid_file)} && kill \"$pid\"; }} 2>/dev/null" for pid_file in pid_files) + "; true"

@@ -9,8 +9,10 @@ from dataclasses import dataclass, field
 from ipaddress import IPv4Network
 
 from pytest_gpufabric.discovery.cabling import Cabling
+from pytest_gpufabric.discovery.matrix_check import cross_check
 from pytest_gpufabric.discovery.pairing import pair_nic
-from pytest_gpufabric.discovery.probe import FoundNic, NodeFacts
+from pytest_gpufabric.discovery.probe import LINK, RDMA, RULES, FoundNic, NodeFacts
+from pytest_gpufabric.discovery.virtualization import BARE_METAL, UNKNOWN, Virtualization
 from pytest_gpufabric.discovery.profiles import best_profile
 from pytest_gpufabric.discovery.rails import minority_subnets, rail_numbers
 from pytest_gpufabric.discovery.targets import fold
@@ -52,14 +54,22 @@ class DiscoveredSite:
     findings: list[Finding]
 
 
+def deployment_of(virtualization: str) -> str:
+    """The inventory's deployment for a virtualization word: VMware, another hypervisor's guest, or bare metal
+    (also when nothing told: the file then asks for a review)."""
+    if virtualization == "vmware":
+        return "vmware"
+    return "baremetal" if virtualization in (BARE_METAL, UNKNOWN) else "guest"
+
+
 def node_platform(facts: NodeFacts, declared: Mapping[str, str]) -> Platform:
     """The inventory platform of a node: what was found, with the declared values over it."""
-    virt = facts.platform.virtualization
     found = {
         "gpu_vendor": facts.platform.gpu_vendor,
         "gpu_model": facts.platform.gpu_model,
         "nic_vendor": facts.platform.nic_vendor,
-        "deployment": "vmware" if virt == "vmware" else "baremetal",
+        "deployment": deployment_of(facts.platform.virtualization),
+        **({"gpu_link": facts.platform.gpu_link} if facts.platform.gpu_link else {}),
     }
     return Platform(**{**found, **declared})  # type: ignore[arg-type]
 
@@ -134,7 +144,11 @@ class _Assembler:
             if choice.profile is not None and choice.profile != site_profile:
                 own_profile = choice.profile
                 self.comments[(facts.name, "profile")] = f"this node's platform: {choice.reason}"
-        lines = _deployment_doubt(facts, self.declared.platform)
+        lines = _deployment_lines(facts, self.declared.platform)
+        if facts.gaps:
+            lines += ["could not be read (the rest of the node was):", *(f"  {gap.describe()}" for gap in facts.gaps)]
+            if facts.gap(RDMA):
+                lines.append("  NICs found from the interfaces with a source-routing table instead of rdma link")
         if facts.notes:
             lines += ["not read:", *(f"  {note}" for note in facts.notes)]
         if lines:
@@ -159,7 +173,13 @@ class _Assembler:
                 self.findings.append(Finding(node, f"{' and '.join(names)} share the subnet {subnet} (one rail)"))
 
     def _usable(self, node: str, nic: FoundNic) -> bool:
-        missing = "no IPv4 address" if not nic.addresses else "no link speed (link down?)" if nic.speed_gbps is None else ""
+        unreadable = nic.gap(LINK)
+        missing = (
+            "no IPv4 address" if not nic.addresses
+            else f"no link speed ({unreadable.describe()})" if nic.speed_gbps is None and unreadable
+            else "no link speed (link down?)" if nic.speed_gbps is None
+            else ""
+        )  # fmt: skip
         if missing:
             self.findings.append(Finding(node, f"{nic.name} ({nic.netdev}) not written: {missing}"))
             self.comments[(node, "skipped", nic.name)] = f"{nic.name} ({nic.netdev}) not written: {missing}"
@@ -171,10 +191,13 @@ class _Assembler:
         cable = self.cabling.cable(facts, nic)
         self.comments[(*key, "switch" if cable.switch is None else "switch_port")] = cable.comment
         pairing = pair_nic(nic.path, gpu_paths)  # type: ignore[arg-type]
+        matrix = cross_check(facts.topology, nic.name, pairing.gpu)
         if gpu_paths or nic.path is not None:
-            self.comments[(*key, "gpu")] = pairing.reason
+            self.comments[(*key, "gpu")] = pairing.reason if matrix is None else f"{pairing.reason}; {matrix[0]}"
             if pairing.gpu is None and gpu_paths:
                 self.findings.append(Finding(node, f"{nic.name} {pairing.reason}"))
+        if matrix is not None and matrix[1]:
+            self.findings.append(Finding(node, f"{nic.name} paired with GPU {pairing.gpu} by the PCIe tree; {matrix[0]}"))
         pci = nic.pci
         if pci is None:
             pci = placeholder_pci(position)
@@ -184,8 +207,13 @@ class _Assembler:
             self.comments[(*key, "ipv4")] = f"first of its addresses (also: {others})"
         if not nic.rdma:
             self.comments[(*key, "name")] = "no RDMA device: named after its interface"
+        unreadable = facts.gap(RULES)
         if nic.route_table is None:
-            self.comments[(*key, "route_table")] = "no source-routing rule for its address"
+            self.comments[(*key, "route_table")] = (
+                f"not known: {unreadable.describe()}" if unreadable else "no source-routing rule for its address"
+            )
+        elif nic.gateway is None and nic.gaps:
+            self.comments[(*key, "gateway")] = "; ".join(gap.describe() for gap in nic.gaps)
         elif nic.gateway is None:
             self.comments[(*key, "gateway")] = f"no default route in table {nic.route_table}"
             self.findings.append(Finding(node, f"{nic.name}: no default route in its table {nic.route_table}"))
@@ -196,14 +224,19 @@ class _Assembler:
         )  # fmt: skip
 
 
-def _deployment_doubt(facts: NodeFacts, declared: Mapping[str, str]) -> list[str]:
-    """A REVIEW line when the node's deployment was not seen as bare metal or VMware."""
-    virt = facts.platform.virtualization
-    if "deployment" in declared or virt in ("none", "vmware"):
+def _deployment_lines(facts: NodeFacts, declared: Mapping[str, str]) -> list[str]:
+    """How a guest's deployment, or one that systemd-detect-virt did not tell, was told (each step); a REVIEW
+    line when nothing told it. Silent where systemd-detect-virt said bare metal or VMware."""
+    if "deployment" in declared:
         return []
-    if virt == "unknown":
-        return ["REVIEW deployment: systemd-detect-virt did not answer; written as baremetal"]
-    return [f"REVIEW deployment: a {virt} guest, written as baremetal (the inventory knows baremetal and vmware)"]
+    virt = Virtualization(facts.platform.virtualization, facts.platform.virtualization_steps)
+    if virt.word == UNKNOWN:
+        return [f"REVIEW deployment: written as baremetal, the deployment was {virt.describe()}"]
+    if virt.guest and virt.word != "vmware":
+        return [f"deployment guest: {virt.describe()}"]
+    if len(virt.steps) > 1:
+        return [f"deployment {deployment_of(virt.word)}: {virt.describe()}"]
+    return []
 
 
 def _describe(platform: Platform) -> str:

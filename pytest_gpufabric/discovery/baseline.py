@@ -48,8 +48,9 @@ class Reading:
 
     check: str
     name: str
-    value: Value
+    value: Value | float
     command: str
+    note: str = ""  # for a value proposed from a measurement: what was measured and why it is proposed
 
 
 Reader = Callable[[NodeReader, NodeFacts], Iterator[Reading]]
@@ -146,8 +147,11 @@ def read_baseline(reader: NodeReader, facts: NodeFacts) -> list[Reading]:
 
 
 def profile_verdict(reading: Reading, profile: Profile) -> str:
-    """How the node's value stands to the profile's: ``as``, ``within`` or ``DIFFERS from``."""
-    base = profile.get(reading.check, reading.name)
+    """How the node's value stands to the profile's: ``as``, ``within`` or ``DIFFERS from`` (``proposed`` for a
+    site value of a shape the profile documents no value for)."""
+    base = profile.expectations[reading.check][reading.name]
+    if base.shapes:
+        return "proposed"
     return "as" if base.value == reading.value else "within" if base.holds_for(reading.value) else "DIFFERS from"
 
 
@@ -162,8 +166,10 @@ def render_overrides(node: str, readings: list[Reading], profile: Profile, notes
         if reading.check != current:
             lines.append(f"  {reading.check}:")
             current = reading.check
-        base = profile.get(reading.check, reading.name)
+        base = profile.expectations[reading.check][reading.name]
         verdict = profile_verdict(reading, profile)
+        if reading.note:
+            lines.append(f"    # {reading.note}")
         lines.append(f"    {reading.name}: {scalar(reading.value)}  # {node}: `{reading.command}`; "
                      f"{verdict} {profile.name}: {base.describe()} ({base.source})")  # fmt: skip
     unjudged = [r for r in readings if r not in judged]

@@ -12,8 +12,9 @@ from pytest_gpufabric.discovery.cli import EXIT_FAIL, EXIT_OK, add_target_argume
 from pytest_gpufabric.discovery.node_reader import NodeReader
 from pytest_gpufabric.discovery.probe import probe_node
 from pytest_gpufabric.discovery.profiles import best_profile
+from pytest_gpufabric.discovery.shaped_values import propose_shaped_values
 from pytest_gpufabric.discovery.summary import baseline_table
-from pytest_gpufabric.discovery.targets import checked_target, expand_nodeset
+from pytest_gpufabric.discovery.targets import Target, checked_target, expand_nodeset, local_targets, this_machine
 from pytest_gpufabric.discovery.transports import discovery_transport
 from pytest_gpufabric.errors import TransportError, UsageError
 from pytest_gpufabric.expectations import apply_site_overrides, known_profiles, load_profile
@@ -23,7 +24,8 @@ from pytest_gpufabric.recording.atomic import write_atomically
 
 def add_baseline_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = sub.add_parser("baseline", help="write a known-good node's versions and settings as site overrides")
-    parser.add_argument("--from", dest="node", required=True, help="the known-good node (reached at its name)")
+    parser.add_argument("--from", dest="node", help="the known-good node (reached at its name); with --transport local, "
+                                                    "the name this machine is written under (default: its host name)")
     parser.add_argument("--address", help="address to reach it at, when not its name")
     add_target_arguments(parser)
     parser.add_argument("-o", "--output", type=Path, required=True, help="site overrides file to write")
@@ -32,28 +34,38 @@ def add_baseline_parser(sub: argparse._SubParsersAction) -> None:  # type: ignor
     parser.set_defaults(func=run_baseline)
 
 
-def run_baseline(args: argparse.Namespace) -> int:
+def _baseline_target(args: argparse.Namespace) -> Target:
+    """The known-good node: ``--from NAME`` (at ``--address`` or its name), or this machine with ``--transport local``."""
+    if args.node is None:
+        if args.transport != "local":
+            raise UsageError("give the known-good node: --from NODE (or --transport local for this machine)")
+        return this_machine()
     names = expand_nodeset(args.node)
     if len(names) != 1:
         raise UsageError(f"--from names one node, not {len(names)} ({args.node})")
     target = checked_target(names[0], args.address or names[0], "--from")
-    ssh = ssh_config(args)
-    transport = discovery_transport(args, [target], ssh)
+    return local_targets([target])[0] if args.transport == "local" else target
+
+
+def run_baseline(args: argparse.Namespace) -> int:
+    target = _baseline_target(args)
+    transport = discovery_transport(args, [target], ssh_config(args))
     try:
         reader = NodeReader(transport, target.name, args.timeout)
         facts = probe_node(transport, target.name, target.address, args.timeout, lldp=False)
         readings = read_baseline(reader, facts)
+        directory = Path(args.thresholds_dir)
+        name = args.profile or best_profile(node_platform(facts, {}), known_profiles(directory)).profile
+        if name is None:
+            raise UsageError(f"no installed profile matches {target.name}'s platform; give --profile")
+        profile = load_profile(directory, name)
+        readings += propose_shaped_values(reader, facts, profile)
     except TransportError as exc:
         print(f"{target.name}: FAILED ({exc.reason})", file=sys.stderr)
         return EXIT_FAIL
     finally:
         transport.close()
     print(f"{target.name}: {len(readings)} values read", file=sys.stderr, flush=True)
-    directory = Path(args.thresholds_dir)
-    name = args.profile or best_profile(node_platform(facts, {}), known_profiles(directory)).profile
-    if name is None:
-        raise UsageError(f"no installed profile matches {target.name}'s platform; give --profile")
-    profile = load_profile(directory, name)
     header = (
         f"Site overrides read on {target.name} by `gpufabric baseline` (read-only), against profile {name}.\n"
         "Merge the thresholds section into site.yaml: each value replaces the profile's for its check."

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from pytest_gpufabric.discovery.probe import FoundNic, NodeFacts
+from pytest_gpufabric.discovery.probe import LLDP, FoundNic, NodeFacts
 from pytest_gpufabric.inventory import rules
 from pytest_gpufabric.inventory.model import Switch, SshConfig
 
@@ -44,6 +44,9 @@ class Cabling:
 
     def cable(self, facts: NodeFacts, nic: FoundNic) -> Cable:
         neighbor = nic.neighbor
+        unreadable = facts.gap(LLDP)
+        if unreadable is not None:
+            return Cable(None, None, f"{unreadable.describe()}; fill in switch and switch_port")
         if not facts.lldp_answered:
             return Cable(None, None, "LLDP did not answer (lldpctl), or was not asked; fill in switch and switch_port")
         if neighbor is None or not neighbor.switch or not neighbor.port:

@@ -12,7 +12,13 @@ from pytest_gpufabric.discovery.assemble import Declared, assemble_site
 from pytest_gpufabric.discovery.runner import NodeOutcome, discover_nodes
 from pytest_gpufabric.discovery.site_yaml import render_site
 from pytest_gpufabric.discovery.summary import summary_text
-from pytest_gpufabric.discovery.targets import Target, targets_from_hostfile, targets_from_nodeset
+from pytest_gpufabric.discovery.targets import (
+    Target,
+    local_targets,
+    targets_from_hostfile,
+    targets_from_nodeset,
+    this_machine,
+)
 from pytest_gpufabric.discovery.transports import discovery_transport
 from pytest_gpufabric.errors import UsageError
 from pytest_gpufabric.expectations import known_profiles
@@ -20,6 +26,7 @@ from pytest_gpufabric.inventory import SshConfig, rules, validate_inventory_file
 from pytest_gpufabric.inventory.model import DEPLOYMENTS, GPU_VENDORS, NIC_VENDORS
 from pytest_gpufabric.options import default_thresholds_dir
 from pytest_gpufabric.recording.atomic import write_atomically
+from pytest_gpufabric.shapes import GPU_LINKS
 
 EXIT_OK, EXIT_FAIL = 0, 1
 
@@ -31,7 +38,7 @@ def add_target_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ssh-key", help="private key file")
     parser.add_argument("--known-hosts", help="known_hosts file (host keys are always checked)")
     parser.add_argument("--transport", choices=("ssh", "local"), default="ssh",
-                        help="local: every node is this machine")  # fmt: skip
+                        help="local: read this machine itself, with no SSH (its host name unless nodes are named)")  # fmt: skip
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--record", metavar="DIR", help="record every command's output into DIR")
     where.add_argument("--replay", metavar="DIR", help="answer every command from the recording DIR (offline)")
@@ -40,15 +47,16 @@ def add_target_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_discover_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = sub.add_parser("discover", help="read the nodes (read-only) and write a commented site.yaml")
-    nodes = parser.add_mutually_exclusive_group(required=True)
-    nodes.add_argument("--nodes", help="nodeset, e.g. node[01-64,70] (each reached at its name)")
+    nodes = parser.add_mutually_exclusive_group()
+    nodes.add_argument("--nodes", help="nodeset, e.g. node[01-64,70] (each reached at its name); with --transport "
+                                       "local, the names this machine is written under (default: its host name)")
     nodes.add_argument("--hostfile", type=Path, help="file with one 'NAME [ADDRESS]' per line")
     add_target_arguments(parser)
     parser.add_argument("-o", "--output", type=Path, required=True, help="site.yaml to write")
     parser.add_argument("--site", default="site", help="site name written into the file (default: site)")
     parser.add_argument("--profile", help="thresholds profile to write instead of the best match")
     parser.add_argument("--platform", action="append", default=[], metavar="KEY=VALUE",
-                        help="declare a platform value the nodes cannot show (gpu_vendor, gpu_model, nic_vendor, deployment)")  # fmt: skip
+                        help="declare a platform value the nodes cannot show (gpu_vendor, gpu_model, nic_vendor, deployment, gpu_link)")  # fmt: skip
     parser.add_argument("--workers", type=int, default=16, help="nodes read at once (default 16)")
     parser.add_argument("--no-lldp", dest="lldp", action="store_false",
                         help="do not ask LLDP (lldpctl) for switch and port; they are left to fill in")  # fmt: skip
@@ -57,6 +65,17 @@ def add_discover_parser(sub: argparse._SubParsersAction) -> None:  # type: ignor
 
 
 def node_targets(args: argparse.Namespace) -> list[Target]:
+    """The nodes to read; with ``--transport local`` every one is this machine (by default, under its host name)."""
+    if args.transport == "local":
+        if args.hostfile or args.nodes:
+            return local_targets(node_targets_given(args))
+        return [this_machine()]
+    if not args.hostfile and not args.nodes:
+        raise UsageError("give the nodes to read: --nodes NODESET or --hostfile FILE (or --transport local for this machine)")
+    return node_targets_given(args)
+
+
+def node_targets_given(args: argparse.Namespace) -> list[Target]:
     return targets_from_hostfile(args.hostfile) if args.hostfile else targets_from_nodeset(args.nodes)
 
 
@@ -76,6 +95,7 @@ PLATFORM_RULES = {
     "gpu_model": rules.gpu_model,
     "nic_vendor": rules.one_of(NIC_VENDORS),
     "deployment": rules.one_of(DEPLOYMENTS),
+    "gpu_link": rules.one_of(GPU_LINKS),
 }
 
 

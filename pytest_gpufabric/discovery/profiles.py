@@ -20,10 +20,14 @@ class ProfileRule:
 RULES: tuple[ProfileRule, ...] = (
     ProfileRule("mi300x-thor2", "AMD Instinct GPUs on bare metal",
                 lambda p: p.gpu_vendor == "amd" and p.deployment == "baremetal"),
+    ProfileRule("mi300x-thor2", "AMD Instinct GPUs on bare metal; in a guest each node check takes its guest meaning",
+                lambda p: p.gpu_vendor == "amd" and p.deployment == "guest"),
     ProfileRule("h100-thor2-vmware", "NVIDIA HGX GPUs in a VMware guest",
                 lambda p: p.gpu_vendor == "nvidia" and p.deployment == "vmware"),
     ProfileRule("hgx-h100-thor2", "NVIDIA HGX H100/H200 GPUs on bare metal",
                 lambda p: p.gpu_vendor == "nvidia" and p.deployment == "baremetal"),
+    ProfileRule("hgx-h100-thor2", "NVIDIA HGX H100/H200 GPUs on bare metal; in a guest each node check takes its guest meaning",
+                lambda p: p.gpu_vendor == "nvidia" and p.deployment == "guest"),
     ProfileRule("lab-linux", "plain Linux hosts without GPUs",
                 lambda p: p.gpu_vendor == "none"),
 )  # fmt: skip

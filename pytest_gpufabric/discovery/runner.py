@@ -1,15 +1,15 @@
-"""Reads many nodes at once (bounded threads), reporting each node as it finishes."""
+"""Reads many nodes at once (``fanout``), reporting each node as it finishes."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 
 from pytest_gpufabric.discovery.probe import NodeFacts, probe_node
 from pytest_gpufabric.discovery.targets import Target
 from pytest_gpufabric.errors import GpufabricError
+from pytest_gpufabric.fanout import fan_out
 from pytest_gpufabric.transport.base import Transport
 
 
@@ -48,15 +48,5 @@ def discover_nodes(
     """Every target's outcome, in the targets' order; ``progress`` hears of each node when it is done.
     Interrupted (Ctrl-C), the nodes not read yet are outcomes with the error "interrupted", so what was
     read so far is still written; nodes being read finish their bounded commands first."""
-    pool = ThreadPoolExecutor(max_workers=max(1, min(workers, len(targets))))
-    futures = {pool.submit(_one, transport, target, timeout_s, lldp): i for i, target in enumerate(targets)}
-    outcomes: dict[int, NodeOutcome] = {}
-    try:
-        for future in as_completed(futures):
-            outcomes[futures[future]] = outcome = future.result()
-            progress(outcome)
-    except KeyboardInterrupt:
-        pool.shutdown(wait=False, cancel_futures=True)
-        return [outcomes.get(i) or NodeOutcome(target, None, INTERRUPTED, 0.0) for i, target in enumerate(targets)]
-    pool.shutdown()
-    return [outcomes[i] for i in range(len(targets))]
+    return fan_out(targets, lambda target: _one(transport, target, timeout_s, lldp), workers=workers,
+                   interrupted=lambda target: NodeOutcome(target, None, INTERRUPTED, 0.0), progress=progress)

@@ -27,7 +27,8 @@ def _ssh_lines(ssh: SshConfig, indent: str) -> Iterator[str]:
 
 def _platform_lines(platform: Platform, indent: str) -> Iterator[str]:
     for item in fields(Platform):
-        yield _line(indent, item.name, getattr(platform, item.name))
+        if getattr(platform, item.name) is not None:  # gpu_link is not written where it was not read
+            yield _line(indent, item.name, getattr(platform, item.name))
 
 
 def _gpu_lines(gpu: Gpu) -> Iterator[str]:

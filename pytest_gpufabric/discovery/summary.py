@@ -27,6 +27,8 @@ def node_rows(outcomes: Sequence[NodeOutcome], site: DiscoveredSite | None) -> l
             continue
         paired = sum(1 for nic in node.nics if nic.gpu is not None)
         platform = f"{node.platform.gpu_vendor} {node.platform.gpu_model} {node.platform.deployment}"
+        if node.platform.deployment == "guest" and outcome.facts is not None:
+            platform += f" ({outcome.facts.platform.virtualization})"
         rows.append((node.name, "ok", str(len(node.gpus)), str(len(node.nics)), f"{paired}/{len(node.nics)}",
                      _rails([nic.rail for nic in node.nics]), platform))  # fmt: skip
     return rows

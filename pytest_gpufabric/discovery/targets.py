@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,26 @@ def checked_target(name: str, address: str, where: str) -> Target:
         return Target(rules.machine_name(name), rules.host(address))
     except rules.Invalid as exc:
         raise UsageError(f"{where}: {exc}") from None
+
+
+LOCAL_ADDRESS = "127.0.0.1"  # local transport: every node is this machine; the address is never connected to
+
+
+def this_machine() -> Target:
+    """This machine under its short host name (the first label, as ``hostname -s`` and Slurm name nodes), for
+    ``--transport local`` without ``--nodes``."""
+    name = socket.gethostname()
+    for candidate in (name.split(".", 1)[0], name):
+        try:
+            return Target(rules.machine_name(candidate), LOCAL_ADDRESS)
+        except rules.Invalid:
+            continue
+    raise UsageError(f"this machine's host name {name!r} is not a valid node name: give --nodes NAME")
+
+
+def local_targets(targets: list[Target]) -> list[Target]:
+    """``--transport local``: the named nodes are all this machine, reached without any address."""
+    return [Target(target.name, LOCAL_ADDRESS) for target in targets]
 
 
 def targets_from_nodeset(text: str) -> list[Target]:

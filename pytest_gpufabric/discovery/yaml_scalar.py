@@ -17,6 +17,6 @@ def scalar(value: object) -> str:
     """A YAML scalar as safe_dump writes it (quoted where YAML would read it as another type)."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
+    if isinstance(value, (int, float)):
+        return repr(value)
     return _text(str(value))

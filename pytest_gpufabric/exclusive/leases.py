@@ -5,7 +5,8 @@ Every traffic command of a run (a perftest server or client, a collective) runs 
 prologue (``guard_prologue``), inside the ``timeout`` that bounds it:
 
 1. its process group (the command and all it starts) goes into a PID file named after the run,
-   ``<state>/pids/<run>.<pgid>``, removed when it ends. ``stop_command`` stops every command of the run on the
+   ``<state>/pids/<run>.<pgid>``, removed when it ends (a script with an EXIT trap of its own runs ``guard_exit``
+   in it). ``stop_command`` stops every command of the run on the
    node through those files, and signals a group only while its leader still carries the run's id in its
    environment (``GPUFABRIC_RUN``): a PID reused since is never signalled.
 2. it leases each NIC, GPU and port it uses on that node: a shared ``flock`` on
@@ -33,7 +34,8 @@ MARKER = "gpufabric-lease: "
 ENV = "GPUFABRIC_RUN"
 GUARD_WAIT_S = 10
 STOP_WAIT_S = 2.0  # longest a stop waits for the stopped commands to end
-RUN_ID = re.compile(r"[0-9a-f]{6,64}")
+EXIT_FUNCTION = "_gf_exit"  # the guard's EXIT trap, as a shell function (``guard_exit``)
+RUN_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z-]{5,63}")  # e.g. 20261127-101500-3f2a9c: shell- and file-safe
 _STATE = '_gf_s=/run/gpufabric; [ -w /run ] || _gf_s="/tmp/gpufabric-$EUID"'
 
 
@@ -61,7 +63,7 @@ class NodeGuard:
 
     def __post_init__(self) -> None:
         if not RUN_ID.fullmatch(self.run_id):
-            raise ValueError(f"run id {self.run_id!r}: expected 6 to 64 hex digits")
+            raise ValueError(f"run id {self.run_id!r}: expected 6 to 64 letters, digits and dashes, the first no dash")
 
 
 def holder_line(run_id: str, host: str, pid: int) -> str:
@@ -83,7 +85,7 @@ def guard_prologue(guard: NodeGuard) -> str:
         _STATE,
         '[ -d "$_gf_s/leases" ] || mkdir -p -m 0700 "$_gf_s/pids" "$_gf_s/leases"',
         "read -r _ _ _ _ _gf_g _ < /proc/$$/stat",
-        f'_gf_p="$_gf_s/pids/{run}.$_gf_g"; echo "$_gf_g" > "$_gf_p"; trap \'rm -f "$_gf_p"\' EXIT',
+        f'_gf_p="$_gf_s/pids/{run}.$_gf_g"; echo "$_gf_g" > "$_gf_p"; _gf_exit() {{ rm -f "$_gf_p"; }}; trap _gf_exit EXIT',
         f'command -v flock > /dev/null || {{ echo "{MARKER}no flock on $HOSTNAME: no lease can be taken"; exit {LEASE_BUSY_EXIT}; }}',
         f'exec 8> "$_gf_s/leases/.guard"; flock -w {GUARD_WAIT_S} 8 || '
         f'{{ echo "{MARKER}the lease guard of $HOSTNAME stayed busy {GUARD_WAIT_S} s"; exit {LEASE_BUSY_EXIT}; }}',
@@ -100,12 +102,17 @@ def guard_prologue(guard: NodeGuard) -> str:
     ])
 
 
+def guard_exit() -> str:
+    """What a guarded script that sets an EXIT trap of its own runs in it: the guard's own (its PID file removed)."""
+    return f"! declare -F {EXIT_FUNCTION} > /dev/null || {EXIT_FUNCTION}"
+
+
 def stop_command(run_id: str) -> str:
     """Stop every traffic command of ``run_id`` on the node (SIGTERM to each group still carrying the run's id; the
     ``timeout`` around it follows with SIGKILL if needed), wait up to ``STOP_WAIT_S`` for them to end, print how
     many it stopped. Always exit 0."""
     if not RUN_ID.fullmatch(run_id):
-        raise ValueError(f"run id {run_id!r}: expected 6 to 64 hex digits")
+        raise ValueError(f"run id {run_id!r}: expected 6 to 64 letters, digits and dashes, the first no dash")
     ours = f"grep -qzx {ENV}={run_id} \"/proc/$_gf_g/environ\" 2> /dev/null"
     each = f'for _gf_p in "$_gf_s/pids/{run_id}".*; do [ -e "$_gf_p" ] && read -r _gf_g < "$_gf_p" || continue;'
     polls = round(STOP_WAIT_S / 0.1)

@@ -31,8 +31,9 @@ def site_key(inventory: Inventory) -> str:
 
 
 def default_lock_dir(inventory: Inventory, base: Path | None = None) -> Path:
-    """The lock folder every run against ``inventory`` on this controller shares: ``<tmp>/gpufabric-locks-<site>``."""
-    return (base or Path(tempfile.gettempdir())) / f"{PREFIX}{site_key(inventory)}"
+    """The lock folder every run of this user against ``inventory`` on this controller shares:
+    ``<tmp>/gpufabric-locks-<site>-uid<uid>`` (another user's runs have their own: a folder is private to its user)."""
+    return (base or Path(tempfile.gettempdir())) / f"{PREFIX}{site_key(inventory)}-uid{os.geteuid()}"
 
 
 def prepare_lock_dir(path: Path) -> Path:

@@ -19,10 +19,14 @@ from pytest_gpufabric.inventory.machines import (
 from pytest_gpufabric.inventory.model import TRANSPORTS, Inventory, Thresholds, ThresholdValue
 from pytest_gpufabric.inventory.problems import InventoryError, ProblemLog
 from pytest_gpufabric.inventory.reader import Entry, MappingView, Reader, describe, item
+from pytest_gpufabric.inventory.signoff_sections import read_deviations, read_test_plan
 from pytest_gpufabric.inventory.yaml_source import read_yaml_tree
 
 SUPPORTED_VERSION = 1
-TOP_KEYS = ("version", "site", "profile", "transport", "thresholds", "recording", "defaults", "nodes", "switches")
+TOP_KEYS = (
+    "version", "site", "profile", "transport", "thresholds", "recording", "test_plan", "deviations", "defaults", "nodes",
+    "switches",
+)
 RECORDING_KEYS = ("scrub",)
 
 
@@ -102,7 +106,8 @@ def _scrub_patterns(reader: Reader, entry: Entry | None) -> tuple[str, ...]:
 
 
 def _machines(
-    reader: Reader, view: MappingView, known_profiles: Collection[str], known_checks: Collection[str] | None
+    reader: Reader, view: MappingView, known_profiles: Collection[str], known_checks: Collection[str] | None,
+    origin: str,
 ) -> Inventory:
     site_entry = view.require("site")
     site = None if site_entry is None else reader.string(site_entry.node, site_entry.location, rules.site_name)
@@ -116,6 +121,8 @@ def _machines(
     profile = _profile(reader, view, known_profiles)
     thresholds = _thresholds(reader, view.get("thresholds"), known_checks)
     scrub = _scrub_patterns(reader, view.get("recording"))
+    test_plan = read_test_plan(reader, view.get("test_plan"))
+    deviations = read_deviations(reader, view.get("deviations"), origin, known_checks)
     defaults = read_defaults(reader, view.get("defaults"))
     scope = ClusterScope(reader.log, frozenset(known_profiles))
     nodes_entry = view.require("nodes")
@@ -135,7 +142,8 @@ def _machines(
         if (switch := read_switch(reader, yaml_node, item("switches", i), defaults, scope)) is not None
     )
     check_switch_references(reader.log, scope, switches)
-    return Inventory(version, site, profile, transport, thresholds, scrub, nodes, switches)  # type: ignore[arg-type]
+    return Inventory(version, site, profile, transport, thresholds, scrub, nodes, switches,  # type: ignore[arg-type]
+                     test_plan, deviations)
 
 
 def _problems_and_inventory(
@@ -154,7 +162,7 @@ def _problems_and_inventory(
     view = reader.mapping(root, "", TOP_KEYS)
     if view is None:
         return log.lines(), None
-    inventory = _machines(reader, view, known_profiles, known_checks)
+    inventory = _machines(reader, view, known_profiles, known_checks, Path(path).name)
     return log.lines(), (None if log.problems else inventory)
 
 

@@ -25,9 +25,11 @@ from pytest_gpufabric.inventory.model import (
 from pytest_gpufabric.inventory.problems import ProblemLog
 from pytest_gpufabric.inventory.reader import Entry, MappingView, Reader, child, item
 from pytest_gpufabric.inventory.uniqueness import UniqueValues
+from pytest_gpufabric.shapes import GPU_LINKS
 
 SSH_KEYS = ("user", "port", "key", "sudo", "known_hosts", "connect_timeout_s", "command_timeout_s")
-PLATFORM_KEYS = ("gpu_vendor", "gpu_model", "nic_vendor", "deployment")
+REQUIRED_PLATFORM_KEYS = ("gpu_vendor", "gpu_model", "nic_vendor", "deployment")
+PLATFORM_KEYS = (*REQUIRED_PLATFORM_KEYS, "gpu_link")
 DEFAULTS_KEYS = ("ssh", "platform")
 NODE_KEYS = ("name", "address", "ssh", "platform", "profile", "esx_host", "gpus", "nics")
 GPU_KEYS = ("index", "pci")
@@ -55,6 +57,7 @@ _PLATFORM_FIELDS: dict[str, FieldReader] = {
     "gpu_model": lambda r, e: r.string(e.node, e.location, rules.gpu_model),
     "nic_vendor": lambda r, e: r.string(e.node, e.location, rules.one_of(NIC_VENDORS)),
     "deployment": lambda r, e: r.string(e.node, e.location, rules.one_of(DEPLOYMENTS)),
+    "gpu_link": lambda r, e: r.string(e.node, e.location, rules.one_of(GPU_LINKS)),
 }
 
 _PLATFORM_ALLOWED = {
@@ -130,14 +133,14 @@ def _platform(reader: Reader, view: MappingView, defaults: Defaults) -> Platform
     own = _section(reader, view.get("platform"), PLATFORM_KEYS, _PLATFORM_FIELDS)
     merged = {**defaults.platform, **own}
     location = child(view.location, "platform")
-    for key in PLATFORM_KEYS:
+    for key in REQUIRED_PLATFORM_KEYS:
         if key not in merged:
             reader.log.add(
                 view.line,
                 child(location, key),
                 f"missing (set it in the node's platform or in defaults.platform; expected {_PLATFORM_ALLOWED[key]})",
             )
-    if any(merged.get(key) is None for key in PLATFORM_KEYS):
+    if any(merged.get(key) is None for key in REQUIRED_PLATFORM_KEYS):
         return None
     return Platform(**merged)
 

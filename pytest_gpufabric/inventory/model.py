@@ -7,16 +7,19 @@ from ipaddress import IPv4Address, IPv4Interface
 from typing import Literal
 
 from pytest_gpufabric.inventory.frozen_map import FrozenMap
+from pytest_gpufabric.signoff.deviations import Deviation
 
 GpuVendor = Literal["amd", "nvidia", "none"]
 NicVendor = Literal["broadcom", "other"]
-Deployment = Literal["baremetal", "vmware"]
+Deployment = Literal["baremetal", "vmware", "guest"]
 SwitchOs = Literal["arista", "sonic", "juniper"]
 Transport = Literal["ssh", "local"]
 
 GPU_VENDORS: tuple[str, ...] = ("amd", "nvidia", "none")
 NIC_VENDORS: tuple[str, ...] = ("broadcom", "other")
-DEPLOYMENTS: tuple[str, ...] = ("baremetal", "vmware")
+# guest: a virtual machine of another hypervisor than VMware ESXi (KVM, QEMU, Hyper-V, Xen, a cloud instance); its
+# host is not the site's to check, and each node check says what it means there (catalog `guest`).
+DEPLOYMENTS: tuple[str, ...] = ("baremetal", "vmware", "guest")
 SWITCH_OSES: tuple[str, ...] = ("arista", "sonic", "juniper")
 TRANSPORTS: tuple[str, ...] = ("ssh", "local")
 
@@ -46,6 +49,7 @@ class Platform:
     gpu_model: str
     nic_vendor: NicVendor
     deployment: Deployment
+    gpu_link: str | None = None  # how the GPUs reach each other: nvswitch, nvlink, xgmi or pcie (None: not declared)
 
 
 @dataclass(frozen=True)
@@ -132,6 +136,16 @@ class Switch:
 
 
 @dataclass(frozen=True)
+class SiteTestPlan:
+    """The site's test plan (``test_plan:``): the document it implements, the node pairs the pair checks must
+    cover (a policy given only on the command line is a selection), and who signs the report."""
+
+    reference: str | None = None
+    pair_policy: str = "all"
+    sign_off: tuple[tuple[str, str], ...] = ()  # (role, name), in file order
+
+
+@dataclass(frozen=True)
 class Inventory:
     """The whole site: nodes and switches in file order, the threshold profile and site overrides."""
 
@@ -143,6 +157,8 @@ class Inventory:
     scrub_patterns: tuple[str, ...]
     nodes: tuple[Node, ...]
     switches: tuple[Switch, ...]
+    test_plan: SiteTestPlan = SiteTestPlan()
+    deviations: tuple[Deviation, ...] = ()
 
     def node(self, name: str) -> Node:
         """The node with this name; KeyError if there is none."""

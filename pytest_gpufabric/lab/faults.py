@@ -10,7 +10,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Literal
 
 from pytest_gpufabric.lab.errors import LabError
-from pytest_gpufabric.lab.iproute import ip, ip_json
+from pytest_gpufabric.lab.iproute import ip, ip_json, run
 from pytest_gpufabric.lab.nodes import NodeRef, RunningLab
 from pytest_gpufabric.lab.sshd import generate_key
 
@@ -205,3 +205,16 @@ class Faults:
             sshd.start()
 
         return self._record(f"{plan.name}: host key replaced", undo)
+
+    def missing_program(self, node: NodeRef, program: str) -> AppliedFault:
+        """Take ``program`` away from the node's sessions, as on a node where it is not installed: /dev/null (not
+        executable: running it fails, and it is no program found on the PATH) is bind-mounted over its path in
+        the private mount namespace of the node's sshd, which every new session inherits; revert unmounts it."""
+        plan = self._lab.node(node)
+        pid = self._lab.sshd(plan.name).pid
+        path = shutil.which(program, path="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
+        if pid is None or path is None:
+            raise LabError(f"{plan.name}: cannot hide {program!r} (sshd running: {pid is not None}, found: {path})")
+        run(["nsenter", "-t", str(pid), "-m", "mount", "--bind", "/dev/null", path])
+        return self._record(f"{plan.name}: {program} hidden ({path})",
+                            lambda: run(["nsenter", "-t", str(pid), "-m", "umount", path], check=False))

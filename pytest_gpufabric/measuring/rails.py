@@ -1,7 +1,8 @@
 """Measure every same-rail NIC pair of a node pair at once, through the transports, with bounded fan-out.
 
 Each NIC pair runs its own commands (kept as its evidence, in order) in a worker thread of a
-``concurrent.futures`` pool; a pair that cannot be measured keeps its error and never hides the others.
+``concurrent.futures`` pool; a pair that cannot be measured keeps its error and never hides the others. A
+``NodePairMeasure`` measures the NIC pairs of one node pair together (one command per node and step).
 """
 
 from __future__ import annotations
@@ -62,3 +63,27 @@ def measure_rails(pairs: Sequence[NicPairTarget], measure: Measure[T], run: RunF
     with ThreadPoolExecutor(max_workers=max(1, min(fanout, len(pairs))), thread_name_prefix="gpufabric-rail") as pool:
         futures = [pool.submit(measure_one, pair, measure, run) for pair in pairs]
         return [future.result() for future in futures]
+
+
+@dataclass(frozen=True)
+class NodePairMeasure(Generic[T]):
+    """Measures every NIC pair of a node pair in one go (``measure(runner, pairs)``: one value or error per NIC
+    pair, by pair id), as one job of the round engine: one command per node and step instead of one per NIC pair."""
+
+    measure: Callable[[RailRunner, Sequence[NicPairTarget]], dict[str, "T | GpufabricError"]]
+
+
+def measure_together(pairs: Sequence[NicPairTarget], group: NodePairMeasure[T], run: RunFunc) -> list[RailMeasurement[T]]:
+    """The NIC pairs of one node pair measured together; the commands are kept once, with the first pair."""
+    runner = RailRunner(run)
+    try:
+        found = group.measure(runner, pairs)
+    except GpufabricError as exc:
+        found = {pair.id: exc for pair in pairs}
+    measured = []
+    for index, pair in enumerate(pairs):
+        commands = tuple(runner.commands) if index == 0 else ()
+        value = found.get(pair.id, GpufabricError(f"{pair.id}: not measured"))
+        measured.append(RailMeasurement(pair, None, commands, error_kind(value), str(value)) if isinstance(value, GpufabricError)
+                        else RailMeasurement(pair, value, commands))
+    return measured

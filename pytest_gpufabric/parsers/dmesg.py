@@ -6,8 +6,8 @@ import re
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
+from pytest_gpufabric.parsers.reading import Parsed, Reading
 from pytest_gpufabric.parsers.registry import parser
-from pytest_gpufabric.parsers.textutil import clean_lines, fail
 
 TOOL = "dmesg"
 TIMESTAMP = re.compile(r"^\[\s*(\d+\.\d+)\]\s?(.*)$")
@@ -44,16 +44,19 @@ class KernelLog:
 
 
 @parser(TOOL, "dmesg: kernel log lines with their timestamps")
-def parse_dmesg(text: str) -> KernelLog:
+def parse_dmesg(text: str) -> Parsed[KernelLog]:
+    """Every line is a log line (``dmesg -t`` and wrapped lines have no timestamp); a line whose timestamp is
+    malformed is unread."""
+    reading = Reading(TOOL, text)
     lines = []
-    for raw in clean_lines(TOOL, text):
-        if not raw.strip():
-            continue
-        match = TIMESTAMP.match(raw.strip())
+    for line in reading.content():
+        match = TIMESTAMP.match(line.stripped)
         if match:
             lines.append(DmesgLine(float(match.group(1)), match.group(2).strip()))
-        elif raw.lstrip().startswith("["):
-            fail(TOOL, f"malformed timestamp in {raw.strip()[:60]!r}")
+            reading.used(line)
+        elif line.stripped.startswith("["):
+            reading.unread(line, "malformed timestamp")
         else:
-            lines.append(DmesgLine(None, raw.strip()))
-    return KernelLog(tuple(lines))
+            lines.append(DmesgLine(None, line.stripped))
+            reading.used(line)
+    return reading.done(KernelLog(tuple(lines)), nothing="no kernel log line")

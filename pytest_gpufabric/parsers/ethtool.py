@@ -1,4 +1,10 @@
-"""``ethtool <netdev>`` (speed, duplex, link) and ``ethtool -i <netdev>`` (driver, firmware, bus)."""
+"""``ethtool <netdev>`` (speed, duplex, link) and ``ethtool -i <netdev>`` (driver, firmware, bus).
+
+Both print ``Key: value`` lines (``ethtool`` under a ``Settings for <netdev>:`` line, its link-mode lists
+continued on indented lines without a colon), read by the parsing rule: a value comes only from a line
+understood whole (``Speed: 400000Mb/s``, ``Link detected: yes``); a line of another form costs only its own
+facts and is kept unread; an output is refused only when no line gave one of the facts the checks judge.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +13,15 @@ from dataclasses import dataclass
 from typing import Optional
 
 from pytest_gpufabric.parsers.pci_path import is_bdf, normalize_bdf
+from pytest_gpufabric.parsers.reading import Line, Parsed, Reading, Unfit, integer
 from pytest_gpufabric.parsers.registry import parser
-from pytest_gpufabric.parsers.textutil import clean_lines, fail, parse_int
 
 SETTINGS_TOOL = "ethtool"
 DRIVER_TOOL = "ethtool-i"
 KNOWN_SETTINGS = ("Speed", "Duplex", "Link detected", "Auto-negotiation", "Port")
 KNOWN_DRIVER_FIELDS = ("driver", "version", "firmware-version", "bus-info")
+SETTINGS_HEADER = re.compile(r"^Settings for (\S+):$")
+SPEED = re.compile(r"^(\d+)\s*Mb/s$")
 
 
 @dataclass(frozen=True)
@@ -28,41 +36,60 @@ class EthtoolSettings:
     fields: dict[str, str]
 
 
-def _fields(lines: list[str]) -> dict[str, str]:
-    """``Key: value`` lines; continuation lines (link-mode lists, message-level names) have no colon."""
-    fields: dict[str, str] = {}
-    for line in lines:
-        key, sep, value = line.strip().partition(":")
-        if sep and key:
-            fields.setdefault(key.strip(), value.strip())
-    return fields
+def _field(line: Line) -> tuple[str, str] | None:
+    key, sep, value = line.stripped.partition(":")
+    return (key.strip(), value.strip()) if sep and key.strip() else None
+
+
+def _settings_field(key: str, value: str) -> object:
+    """The judged value of a settings line; ``Unfit`` when it has not the form ethtool prints."""
+    if key == "Speed":
+        if value.startswith("Unknown"):
+            return None
+        match = SPEED.match(value)
+        if not match:
+            raise Unfit(f"Speed {value!r} is not '<n>Mb/s'")
+        return integer(match.group(1), "Speed")
+    if key == "Link detected":
+        if value not in ("yes", "no"):
+            raise Unfit(f"Link detected {value!r} is neither yes nor no")
+        return value == "yes"
+    return value
 
 
 @parser(SETTINGS_TOOL, "ethtool <netdev>: speed (Mb/s), duplex, auto-negotiation, link detected")
-def parse_ethtool(text: str) -> EthtoolSettings:
-    lines = clean_lines(SETTINGS_TOOL, text)
-    header = re.match(r"^Settings for (\S+):$", lines[0].strip())
-    fields = _fields(lines[1:] if header else lines)
-    if not any(key in fields for key in KNOWN_SETTINGS):
-        fail(SETTINGS_TOOL, f"none of {', '.join(KNOWN_SETTINGS)} found")
-    speed: Optional[int] = None
-    raw_speed = fields.get("Speed")
-    if raw_speed is not None and not raw_speed.startswith("Unknown"):
-        match = re.fullmatch(r"(\d+)\s*Mb/s", raw_speed)
-        if not match:
-            fail(SETTINGS_TOOL, f"Speed {raw_speed!r} is not '<n>Mb/s'")
-        speed = parse_int(SETTINGS_TOOL, match.group(1), "Speed")
-    link = fields.get("Link detected")
-    if link is not None and link not in ("yes", "no"):
-        fail(SETTINGS_TOOL, f"Link detected {link!r} is neither yes nor no")
-    return EthtoolSettings(
-        interface=header.group(1) if header else None,
-        speed_mbps=speed,
-        duplex=fields.get("Duplex"),
-        link_detected=None if link is None else link == "yes",
-        auto_negotiation=fields.get("Auto-negotiation"),
+def parse_ethtool(text: str) -> Parsed[EthtoolSettings]:
+    reading = Reading(SETTINGS_TOOL, text)
+    interface: Optional[str] = None
+    fields: dict[str, str] = {}
+    judged: dict[str, object] = {}
+    for line in reading.content():
+        header = SETTINGS_HEADER.match(line.stripped)
+        field = _field(line)
+        if header and interface is None and not fields:
+            interface = header.group(1)
+            reading.known(line)
+        elif field is None:
+            if fields and line.indent:
+                reading.known(line)  # a link-mode list or message-level names continued
+            else:
+                reading.unread(line, "expected 'Key: value'")
+        elif field[0] in KNOWN_SETTINGS and field[0] not in judged:
+            with reading.row(line, scope=field[0]):
+                judged[field[0]] = _settings_field(*field)
+                fields[field[0]] = field[1]
+        else:
+            fields.setdefault(*field)
+            reading.known(line)
+    settings = EthtoolSettings(
+        interface=interface,
+        speed_mbps=judged.get("Speed"),  # type: ignore[arg-type]
+        duplex=fields.get("Duplex") if "Duplex" in judged else None,
+        link_detected=judged.get("Link detected"),  # type: ignore[arg-type]
+        auto_negotiation=fields.get("Auto-negotiation") if "Auto-negotiation" in judged else None,
         fields=fields,
     )
+    return reading.done(settings, nothing=f"none of {', '.join(KNOWN_SETTINGS)} found")
 
 
 @dataclass(frozen=True)
@@ -75,15 +102,24 @@ class EthtoolDriverInfo:
 
 
 @parser(DRIVER_TOOL, "ethtool -i <netdev>: driver, version, firmware-version, bus-info")
-def parse_ethtool_driver(text: str) -> EthtoolDriverInfo:
-    fields = _fields(clean_lines(DRIVER_TOOL, text))
-    if not any(key in fields for key in KNOWN_DRIVER_FIELDS):
-        fail(DRIVER_TOOL, f"none of {', '.join(KNOWN_DRIVER_FIELDS)} found")
+def parse_ethtool_driver(text: str) -> Parsed[EthtoolDriverInfo]:
+    reading = Reading(DRIVER_TOOL, text)
+    fields: dict[str, str] = {}
+    for line in reading.content():
+        field = _field(line)
+        if field is None:
+            reading.unread(line, "expected 'key: value'")
+        elif field[0] in fields:
+            reading.unread(line, f"{field[0]} given twice", field[0])
+        else:
+            fields[field[0]] = field[1]
+            (reading.used if field[0] in KNOWN_DRIVER_FIELDS else reading.known)(line)
     bus = fields.get("bus-info") or None
-    return EthtoolDriverInfo(
+    info = EthtoolDriverInfo(
         driver=fields.get("driver") or None,
         version=fields.get("version") or None,
         firmware_version=fields.get("firmware-version") or None,
         bus_info=normalize_bdf(bus) if bus and is_bdf(bus) else bus,
         fields=fields,
     )
+    return reading.done(info, nothing=f"none of {', '.join(KNOWN_DRIVER_FIELDS)} found")

@@ -10,8 +10,9 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
+from pytest_gpufabric.parsers.reading import Parsed, Reading, Unfit, integer
 from pytest_gpufabric.parsers.registry import parser
-from pytest_gpufabric.parsers.textutil import clean_lines, fail
+from pytest_gpufabric.parsers.truncation import refuse_unfinished_line
 
 TOOL = "ibdev2netdev"
 MAPPING = re.compile(r"^(\S+)\s+port\s+(\d+)\s+==>\s+(\S+)\s+\((\w+)\)$")
@@ -34,16 +35,18 @@ class RdmaNetdevs:
 
 
 @parser(TOOL, "ibdev2netdev: RDMA device/port ==> net device (Up/Down)")
-def parse_ibdev2netdev(text: str) -> RdmaNetdevs:
+def parse_ibdev2netdev(text: str) -> Parsed[RdmaNetdevs]:
+    reading = Reading(TOOL, text)
+    refuse_unfinished_line(reading, text)
     mappings = []
-    for line in clean_lines(TOOL, text):
-        if not line.strip():
-            continue
-        match = MAPPING.match(line.strip())
+    for line in reading.content():
+        match = MAPPING.match(line.stripped)
         if not match:
-            fail(TOOL, f"expected '<device> port <n> ==> <netdev> (Up|Down)', found {line.strip()!r}")
+            reading.unread(line, "expected '<device> port <n> ==> <netdev> (Up|Down)'")
+            continue
         device, port, netdev, state = match.groups()
-        if state not in ("Up", "Down"):
-            fail(TOOL, f"{device} port {port}: expected state Up or Down, found {state!r}")
-        mappings.append(RdmaNetdev(device, int(port), netdev, state == "Up"))
-    return RdmaNetdevs(tuple(mappings))
+        with reading.row(line, scope=device):
+            if state not in ("Up", "Down"):
+                raise Unfit(f"{device} port {port}: expected state Up or Down, found {state!r}")
+            mappings.append(RdmaNetdev(device, integer(port, "port"), netdev, state == "Up"))
+    return reading.done(RdmaNetdevs(tuple(mappings)), nothing="no '<device> port <n> ==> <netdev> (Up|Down)' line")

@@ -1,4 +1,10 @@
-"""iproute2: ``ip -o link show``, ``ip -o -4 addr show``, ``ip rule show`` and ``ip route list table N``."""
+"""iproute2: ``ip -o link show``, ``ip -o -4 addr show``, ``ip rule show`` and ``ip route list table N``.
+
+Each read by the parsing rule: one record per line (``ip -o``) or per interface block (the plain form, whose
+indented lines belong to the interface above; a pasted copy may have lost the indentation). A line the parser
+does not understand (an address an author replaced by ``nn.nn.nn.nn``, a record cut short) costs only its
+own facts.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +13,9 @@ from dataclasses import dataclass
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network, ip_interface
 from typing import Optional
 
+from pytest_gpufabric.parsers.reading import Line, Parsed, Reading, Unfit, integer
 from pytest_gpufabric.parsers.registry import parser
-from pytest_gpufabric.parsers.textutil import clean_lines, fail, parse_int
+from pytest_gpufabric.parsers.truncation import refuse_unfinished_line
 
 LINK_TOOL = "ip-link"
 ADDR_TOOL = "ip-addr"
@@ -16,21 +23,11 @@ RULE_TOOL = "ip-rule"
 ROUTE_TOOL = "ip-route"
 
 LINK_LINE = re.compile(r"^(\d+):\s+([^:\s@]+)(?:@(\S+?))?:\s+<([^>]*)>\s*(.*)$")
-ADDR_PREFIX = re.compile(r"^\d+:\s+(\S+)\s+inet\s")
-INET = re.compile(r"(?:^|\s)inet\s+(\S+)")
-
-
-def _join_continuations(lines: list[str]) -> list[str]:
-    """One record per line: ``ip -o`` records as they are, indented lines of the plain form appended."""
-    records: list[str] = []
-    for line in lines:
-        if not line.strip():
-            continue
-        if line[:1].isspace() and records and not line.lstrip().startswith("inet"):
-            records[-1] += " " + line.strip()
-        else:
-            records.append(line.strip())
-    return records
+INTERFACE = re.compile(r"^(\d+):\s+([^:\s@]+)(?:@\S+?)?:\s+(<[^>]*>.*)?$")  # "2: ens3: <...>" or "2: ens3    inet ..."
+ADDR_ONELINE = re.compile(r"^(\d+):\s+(\S+)\s+(inet6?)\s+(.*)$")
+INET = re.compile(r"^inet\s+(\S+)(.*)$")
+# Lines of an interface block that hold no IPv4 fact: the link layer, IPv6, lifetimes, alternative names.
+OTHER_ADDR_LINE = re.compile(r"^(link/\S+|inet6\s|valid_lft\s|altname\s|prop list|vf \d+|alias\s)")
 
 
 def _word_after(text: str, keyword: str) -> Optional[str]:
@@ -67,38 +64,51 @@ class Links:
         return next((link for link in self.links if link.name == name), None)
 
 
+MAC = re.compile(r"link/\w+\s+([0-9a-fA-F]{2}(?::[0-9a-fA-F]{2})+)")
+
+
 @parser(LINK_TOOL, "ip -o link show: per interface name, mtu, state, flags, MAC")
-def parse_ip_link(text: str) -> Links:
+def parse_ip_link(text: str) -> Parsed[Links]:
+    reading = Reading(LINK_TOOL, text)
+    refuse_unfinished_line(reading, text)
+    blocks: list[tuple[Line, list[Line]]] = []
+    for line in reading.content():
+        if line.text[:1].isspace() and blocks:
+            blocks[-1][1].append(line)  # a line of the plain form's block
+        else:
+            blocks.append((line, []))
     links = []
-    for record in _join_continuations(clean_lines(LINK_TOOL, text)):
+    for head, rest in blocks:
+        record = " ".join([head.stripped, *(line.stripped for line in rest)])
         match = LINK_LINE.match(record)
         if not match:
-            fail(LINK_TOOL, f"expected '<index>: <name>: <FLAGS> mtu ...', found {record[:80]!r}")
-        index, name, parent, flags, rest = match.groups()
-        mtu = _word_after(rest, "mtu")
-        if mtu is None:
-            fail(LINK_TOOL, f"{name}: no mtu in {record[:80]!r}")
-        mac = re.search(r"link/\w+\s+([0-9a-fA-F]{2}(?::[0-9a-fA-F]{2})+)", rest)
-        links.append(
-            Link(
-                index=parse_int(LINK_TOOL, index, f"{name} index"),
-                name=name,
-                parent=parent,
-                flags=frozenset(flag for flag in flags.split(",") if flag),
-                mtu=parse_int(LINK_TOOL, mtu, f"{name} mtu"),
-                state=_word_after(rest, "state"),
-                mac=mac.group(1).lower() if mac else None,
-            )
-        )
-    return Links(tuple(links))
+            reading.unread(head, "expected '<index>: <name>: <FLAGS> mtu ...'")
+            continue
+        index, name, parent, flags, tail = match.groups()
+        with reading.row(head, scope=name):
+            mtu = _word_after(tail, "mtu")
+            if mtu is None:
+                raise Unfit(f"{name}: no mtu")
+            mac = MAC.search(tail)
+            links.append(Link(index=integer(index, f"{name} index"), name=name, parent=parent,
+                              flags=frozenset(flag for flag in flags.split(",") if flag), mtu=integer(mtu, f"{name} mtu"),
+                              state=_word_after(tail, "state"), mac=mac.group(1).lower() if mac else None))  # fmt: skip
+        for line in rest:
+            if reading.outcome(head) == "used":
+                reading.known(line)
+            else:
+                reading.unread(line, f"in the record of {name}, which was not read", name)
+    return reading.done(Links(tuple(links)), nothing="no '<index>: <name>: <FLAGS> mtu ...' line")
 
 
 @dataclass(frozen=True)
 class InterfaceAddresses:
-    """Addresses as printed (``192.0.2.2/24``, validated); plain strings keep the facts JSON-ready."""
+    """Addresses as printed (``192.0.2.2/24``, validated); plain strings keep the facts JSON-ready. ``index``:
+    the interface index, where the output gives it (not in ``grep``'d lines)."""
 
     name: str
     addresses: tuple[str, ...]
+    index: Optional[int] = None
 
     @property
     def ipv4(self) -> tuple[IPv4Interface, ...]:
@@ -115,28 +125,55 @@ class Addresses:
         return next((entry.ipv4 for entry in self.interfaces if entry.name == name), ())
 
 
-@parser(ADDR_TOOL, "ip -o -4 addr show (or 'inet' lines of ip addr): IPv4 interfaces per device")
-def parse_ip_addr(text: str) -> Addresses:
+def _ipv4(value: str, name: str) -> str:
+    try:
+        address = ip_interface(value)
+    except ValueError:
+        raise Unfit(f"{name}: {value!r} is not an address/prefix") from None
+    if not isinstance(address, IPv4Interface):
+        raise Unfit(f"{name}: {value!r} is not IPv4")
+    if "/" not in value:
+        raise Unfit(f"{name}: {value!r} has no prefix length")
+    return str(address)
+
+
+@parser(ADDR_TOOL, "ip -o -4 addr show (or ip addr, or its 'inet' lines): IPv4 interfaces per device, interface index")
+def parse_ip_addr(text: str) -> Parsed[Addresses]:
+    reading = Reading(ADDR_TOOL, text)
+    refuse_unfinished_line(reading, text)
     found: dict[str, list[str]] = {}
-    for line in clean_lines(ADDR_TOOL, text):
-        inet = INET.search(line)
-        if not inet:
-            continue
-        body = line.split("\\")[0].strip()  # ip -o puts the lifetimes after a backslash
-        named = ADDR_PREFIX.match(body)
-        name = named.group(1) if named else body.split()[-1]
-        try:
-            address = ip_interface(inet.group(1))
-        except ValueError:
-            fail(ADDR_TOOL, f"{name}: {inet.group(1)!r} is not an address/prefix")
-        if not isinstance(address, IPv4Interface):
-            fail(ADDR_TOOL, f"{name}: {inet.group(1)!r} is not IPv4")
-        if "/" not in inet.group(1):
-            fail(ADDR_TOOL, f"{name}: {inet.group(1)!r} has no prefix length")
-        found.setdefault(name, []).append(str(address))
-    if not found:
-        fail(ADDR_TOOL, "no 'inet <address>/<prefix>' line")
-    return Addresses(tuple(InterfaceAddresses(name, tuple(addrs)) for name, addrs in found.items()))
+    indexes: dict[str, int] = {}
+    current: tuple[str, int] | None = None  # the interface of the plain form's block
+    for line in reading.content():
+        body = line.stripped.split("\\")[0].strip()  # ip -o puts the lifetimes after a backslash
+        oneline = ADDR_ONELINE.match(body)
+        interface = INTERFACE.match(body)
+        if oneline:
+            index, name, family, rest = oneline.groups()
+            if family == "inet6":
+                reading.known(line)
+                continue
+            with reading.row(line, scope=name):
+                address, number = _ipv4(rest.split()[0], name), integer(index, f"{name} index")
+                indexes[name] = number
+                found.setdefault(name, []).append(address)
+        elif interface:
+            current = (interface.group(2), int(interface.group(1)))
+            indexes.setdefault(current[0], current[1])
+            reading.used(line)
+        elif body.startswith("inet "):
+            inet = INET.match(body)
+            label = body.split()[-1]
+            name = current[0] if current else label
+            with reading.row(line, scope=name):
+                address = _ipv4(inet.group(1) if inet else "", name)
+                found.setdefault(name, []).append(address)
+        elif OTHER_ADDR_LINE.match(body):
+            reading.known(line)
+        else:
+            reading.unread(line, "expected an interface line or an 'inet <address>/<prefix>' line")
+    interfaces = tuple(InterfaceAddresses(name, tuple(addrs), indexes.get(name)) for name, addrs in found.items())
+    return reading.done(Addresses(interfaces), nothing="no 'inet <address>/<prefix>' line")
 
 
 @dataclass(frozen=True)
@@ -157,30 +194,24 @@ class Rule:
 
 
 @parser(RULE_TOOL, "ip rule show: priority, from selector and lookup table of each rule")
-def parse_ip_rule(text: str) -> tuple[Rule, ...]:
+def parse_ip_rule(text: str) -> Parsed[tuple[Rule, ...]]:
+    reading = Reading(RULE_TOOL, text)
+    refuse_unfinished_line(reading, text)
     rules = []
-    for line in clean_lines(RULE_TOOL, text):
-        if not line.strip():
-            continue
-        priority, sep, rest = line.strip().partition(":")
+    for line in reading.content():
+        priority, sep, rest = line.stripped.partition(":")
         source, table = _word_after(rest, "from"), _word_after(rest, "lookup") or _word_after(rest, "table")
-        if not sep or source is None or table is None:
-            fail(RULE_TOOL, f"expected '<priority>: from <source> lookup <table>', found {line.strip()!r}")
-        if source != "all":
-            try:
-                IPv4Network(source, strict=False)
-            except ValueError:
-                fail(RULE_TOOL, f"rule source {source!r} is not an IPv4 address or prefix")
-        rules.append(
-            Rule(
-                priority=parse_int(RULE_TOOL, priority, "rule priority"),
-                source=source,
-                destination=_word_after(rest, "to"),
-                table=table,
-                text=line.strip(),
-            )
-        )
-    return tuple(rules)
+        with reading.row(line):
+            if not sep or source is None or table is None:
+                raise Unfit("expected '<priority>: from <source> lookup <table>'")
+            if source != "all":
+                try:
+                    IPv4Network(source, strict=False)
+                except ValueError:
+                    raise Unfit(f"rule source {source!r} is not an IPv4 address or prefix") from None
+            rules.append(Rule(priority=integer(priority, "rule priority"), source=source,
+                              destination=_word_after(rest, "to"), table=table, text=line.stripped))  # fmt: skip
+    return reading.done(tuple(rules), nothing="no '<priority>: from <source> lookup <table>' line")
 
 
 @dataclass(frozen=True)
@@ -202,35 +233,30 @@ class Route:
         return self.destination in ("default", "0.0.0.0/0")
 
 
-def _address(tool: str, value: Optional[str], what: str) -> Optional[str]:
+def _address(value: Optional[str], what: str) -> Optional[str]:
     if value is None:
         return None
     try:
         return str(IPv4Address(value))
     except ValueError:
-        fail(tool, f"{what} {value!r} is not an IPv4 address")
+        raise Unfit(f"{what} {value!r} is not an IPv4 address") from None
 
 
 @parser(ROUTE_TOOL, "ip route list [table N]: destination, gateway, device, source of each route")
-def parse_ip_route(text: str) -> tuple[Route, ...]:
+def parse_ip_route(text: str) -> Parsed[tuple[Route, ...]]:
+    reading = Reading(ROUTE_TOOL, text)
+    refuse_unfinished_line(reading, text)
     routes = []
-    for line in clean_lines(ROUTE_TOOL, text):
-        words = line.split()
-        if not words:
-            continue
-        destination = words[1] if words[0] in ("unicast", "local", "broadcast", "blackhole") else words[0]
-        if destination != "default":
-            try:
-                IPv4Network(destination, strict=False)
-            except ValueError:
-                fail(ROUTE_TOOL, f"expected 'default' or a prefix first, found {line.strip()!r}")
-        routes.append(
-            Route(
-                destination=destination,
-                gateway=_address(ROUTE_TOOL, _word_after(line, "via"), "gateway"),
-                device=_word_after(line, "dev"),
-                source=_address(ROUTE_TOOL, _word_after(line, "src"), "source"),
-                text=line.strip(),
-            )
-        )
-    return tuple(routes)
+    for line in reading.content():
+        words = line.text.split()
+        destination = words[1] if words[0] in ("unicast", "local", "broadcast", "blackhole") and len(words) > 1 else words[0]
+        with reading.row(line, scope=destination):
+            if destination != "default":
+                try:
+                    IPv4Network(destination, strict=False)
+                except ValueError:
+                    raise Unfit("expected 'default' or a prefix first") from None
+            routes.append(Route(destination=destination, gateway=_address(_word_after(line.text, "via"), "gateway"),
+                                device=_word_after(line.text, "dev"), source=_address(_word_after(line.text, "src"), "source"),
+                                text=line.stripped))  # fmt: skip
+    return reading.done(tuple(routes), nothing="no route line ('default' or a prefix first)")

@@ -1,5 +1,16 @@
 """``lldpctl -f keyvalue`` (lldpd): the LLDP neighbor of each local interface: switch name, description,
-management address and port."""
+management addresses and port.
+
+One ``lldp.<interface>.<field>=<value>`` line per value; the interface may itself contain dots (``eth0.100``).
+lldpd before 0.9.2 (lldpd commit 8755512e, 2016) printed a value's line breaks as they were, so a system
+description of several lines (Cisco IOS, Junos banners) continues on lines of its own: those are read as the
+continuation of the free-text value above them, and only of a free-text value. A neighbor advertising several
+management addresses gives one ``mgmt-ip`` line each. Older lldpd put the TTL under the port (``port.ttl``).
+
+The switch port the inventory names is the port id of subtype ``ifname``, else of subtype ``local`` unless it is
+a number (Junos advertises the SNMP ifIndex as the local port id and names the port in the description:
+Solvik/netbox-agent tests/fixtures/lldp/qfx.txt), else the port description.
+"""
 
 from __future__ import annotations
 
@@ -8,13 +19,14 @@ from dataclasses import dataclass
 from ipaddress import IPv4Address
 from typing import Optional
 
+from pytest_gpufabric.parsers.reading import Parsed, Reading
 from pytest_gpufabric.parsers.registry import parser
-from pytest_gpufabric.parsers.textutil import clean_text, fail
+from pytest_gpufabric.parsers.truncation import refuse_unfinished_line
 
 TOOL = "lldpctl-keyvalue"
-# lldp.<interface>.<section>[.<rest>]=<value>; the interface may itself contain dots (eth0.100).
 KEY = re.compile(r"^lldp\.(?P<iface>.+?)\.(?P<section>via|rid|age|chassis|port|vlan|ppvid|pi|lldp-med|unknown-tlvs)(?:\.(?P<rest>.+))?$")
-PORT_KEYS = ("ifname", "local", "descr")  # the port id as the switch names it, best first
+PORT_ID_TYPES = ("ifname", "local", "mac", "ip")  # lldpd's keys for the port id by its subtype
+FREE_TEXT = frozenset({"chassis.descr", "port.descr"})  # values that may run over several lines (lldpd < 0.9.2)
 
 
 @dataclass(frozen=True)
@@ -26,6 +38,10 @@ class LldpNeighbor:
     description: Optional[str]
     management_ipv4: Optional[str]
     port: Optional[str]
+    port_id: Optional[str] = None  # as advertised, of subtype ``port_id_type``
+    port_id_type: Optional[str] = None  # ifname, local, mac, ip
+    port_description: Optional[str] = None
+    management_addresses: tuple[str, ...] = ()
 
 
 def _first_ipv4(values: list[str]) -> Optional[str]:
@@ -37,27 +53,54 @@ def _first_ipv4(values: list[str]) -> Optional[str]:
     return None
 
 
+def switch_port(port_id: Optional[str], port_id_type: Optional[str], description: Optional[str]) -> Optional[str]:
+    """The port name to write in the inventory (see the module docstring)."""
+    if port_id and port_id_type == "ifname":
+        return port_id
+    if port_id and port_id_type == "local" and not port_id.isdigit():
+        return port_id
+    return description or port_id
+
+
+def _neighbor(iface: str, values: dict[str, list[str]]) -> LldpNeighbor:
+    port_type = next((kind for kind in PORT_ID_TYPES if f"port.{kind}" in values), None)
+    port_id = values[f"port.{port_type}"][0] if port_type else None
+    description = next(iter(values.get("port.descr", [])), None)
+    return LldpNeighbor(
+        interface=iface,
+        switch=next(iter(values.get("chassis.name", [])), None),
+        description=next(iter(values.get("chassis.descr", [])), None),
+        management_ipv4=_first_ipv4(values.get("chassis.mgmt-ip", [])),
+        port=switch_port(port_id, port_type, description),
+        port_id=port_id,
+        port_id_type=port_type,
+        port_description=description,
+        management_addresses=tuple(values.get("chassis.mgmt-ip", [])),
+    )
+
+
 @parser(TOOL, "lldpctl -f keyvalue: per local interface, the neighbor's name, description, management IPv4, port")
-def parse_lldpctl_keyvalue(text: str) -> dict[str, LldpNeighbor]:
+def parse_lldpctl_keyvalue(text: str) -> Parsed[dict[str, LldpNeighbor]]:
     """Neighbors by local interface. lldpctl prints nothing when it sees no neighbor: an empty output is a
     ParseError here as for every parser, and the caller that ran lldpctl successfully reads it as none."""
+    reading = Reading(TOOL, text)
+    refuse_unfinished_line(reading, text)
     fields: dict[str, dict[str, list[str]]] = {}
-    for line in clean_text(TOOL, text).splitlines():
-        if not line.strip():
-            continue
-        key, sep, value = line.strip().partition("=")
-        match = KEY.match(key)
-        if not sep or not match:
-            fail(TOOL, f"expected 'lldp.<interface>.<field>=<value>', found {line.strip()[:80]!r}")
-        name = f"{match.group('section')}.{match.group('rest')}" if match.group("rest") else match.group("section")
-        fields.setdefault(match.group("iface"), {}).setdefault(name, []).append(value)
-    return {
-        iface: LldpNeighbor(
-            interface=iface,
-            switch=next(iter(values.get("chassis.name", [])), None),
-            description=next(iter(values.get("chassis.descr", [])), None),
-            management_ipv4=_first_ipv4(values.get("chassis.mgmt-ip", [])),
-            port=next((values[f"port.{key}"][0] for key in PORT_KEYS if f"port.{key}" in values), None),
-        )
-        for iface, values in fields.items()
-    }
+    last: tuple[str, str] | None = None  # (interface, field) of the last value, for a continuation line
+    for line in reading.content():
+        key, sep, value = line.stripped.partition("=")
+        match = KEY.match(key) if sep else None
+        if match:
+            name = f"{match.group('section')}.{match.group('rest')}" if match.group("rest") else match.group("section")
+            fields.setdefault(match.group("iface"), {}).setdefault(name, []).append(value)
+            reading.used(line)
+            last = (match.group("iface"), name)
+        elif last is not None and last[1] in FREE_TEXT:
+            values = fields[last[0]][last[1]]
+            values[-1] = f"{values[-1]}\n{line.text.strip()}"
+            reading.used(line)
+        else:
+            reading.unread(line, "expected 'lldp.<interface>.<field>=<value>'")
+            last = None
+    neighbors = {iface: _neighbor(iface, values) for iface, values in fields.items()}
+    return reading.done(neighbors, nothing="no 'lldp.<interface>.<field>=<value>' line")

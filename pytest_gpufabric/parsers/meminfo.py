@@ -1,4 +1,6 @@
-"""``/proc/meminfo``: memory sizes in KiB (HOST-005 reads MemTotal)."""
+"""``/proc/meminfo``: memory sizes in KiB (HOST-005 reads MemTotal), one ``Field: <n> kB`` line each, read by the
+parsing rule: a line of another form costs only its own field (kept unread); MemTotal missing is a missing fact
+for the check, never a guess."""
 
 from __future__ import annotations
 
@@ -6,8 +8,8 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
+from pytest_gpufabric.parsers.reading import Parsed, Reading
 from pytest_gpufabric.parsers.registry import parser
-from pytest_gpufabric.parsers.textutil import clean_lines, fail
 
 TOOL = "meminfo"
 LINE = re.compile(r"^([\w()]+):\s+(\d+)(?:\s+kB)?$")
@@ -25,15 +27,14 @@ class MemInfo:
 
 
 @parser(TOOL, "cat /proc/meminfo: MemTotal and the other fields (KiB)")
-def parse_meminfo(text: str) -> MemInfo:
+def parse_meminfo(text: str) -> Parsed[MemInfo]:
+    reading = Reading(TOOL, text)
     values: dict[str, int] = {}
-    for line in clean_lines(TOOL, text):
-        if not line.strip():
+    for line in reading.content():
+        match = LINE.match(line.stripped)
+        if not match or match.group(1) in values:
+            reading.unread(line, "expected '<Field>: <number> kB', each field once")
             continue
-        match = LINE.match(line.strip())
-        if not match:
-            fail(TOOL, f"expected '<Field>: <number> kB', found {line.strip()!r}")
         values[match.group(1)] = int(match.group(2))
-    if "MemTotal" not in values:
-        fail(TOOL, "no MemTotal line")
-    return MemInfo(values)
+        reading.used(line)
+    return reading.done(MemInfo(values), nothing="no '<Field>: <number> kB' line")

@@ -5,7 +5,10 @@ naming ``time algbw busbw #wrong`` once (single placement) or twice (out-of-plac
 per size, then ``# Out of bounds values : N OK`` and ``# Avg bus bandwidth : X``. Rows are read from
 the right (the measurement groups) so that an empty ``redop`` column (hypercube, alltoall in some
 versions) does not shift the numbers. NCCL_DEBUG lines and MPI warnings interleaved with the table are
-skipped; a row that starts with a digit but does not fit the header is a ParseError.
+known; a row that starts with a digit but does not fit the header is refused (unread), never shifted. Under
+Open MPI's ``mpirun --tag-output`` every line starts with ``[<job>,<rank>]<stdout>:`` (or ``<stderr>``): the
+prefixes are taken off first. An output without a result table, without rows or without its summary lines
+(a failed or cut run) is refused: it is not a measurement.
 
 nccl-tests before 2.13 (NVIDIA/nccl-tests commit 51af557, 2022-08) and rccl-tests builds derived from them name
 the fourth column ``error``: the largest deviation from the expected result, printed ``%5.0le`` (``0e+00``,
@@ -21,8 +24,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_gpufabric.errors import MeasurementMissing
+from pytest_gpufabric.parsers.reading import Line, Parsed, Reading, Unfit, line_of
 from pytest_gpufabric.parsers.registry import parser
-from pytest_gpufabric.parsers.textutil import clean_lines, fail, parse_float
+from pytest_gpufabric.parsers.textutil import fail, parse_float
 
 TOOL = "nccl-tests"
 JSON_TOOL = "nccl-tests-json"
@@ -39,6 +43,7 @@ OUT_OF_BOUNDS = re.compile(r"^#\s*Out of bounds values\s*:\s*(\d+)\s+(OK|FAILED)
 ROW_START = re.compile(r"^\d+\s+\d+\s")
 DEBUG_LINE = re.compile(r"\bNCCL (?:INFO|WARN|TRACE)\b")
 AVG_BUSBW = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*(\S+)\s*$")
+TAG = re.compile(r"(?m)^\[\d+,\d+\]<std(?:out|err)>:")  # Open MPI mpirun --tag-output
 
 
 @dataclass(frozen=True)
@@ -104,8 +109,18 @@ class NcclTestsResult:
 
 def _integer(value: str, what: str) -> int:
     if not value.lstrip("-").isdigit():
-        fail(TOOL, f"{what}: expected an integer, found {value!r}")
+        raise Unfit(f"{what}: expected an integer, found {value!r}")
     return int(value)
+
+
+def _float(value: str, what: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise Unfit(f"{what}: expected a number, found {value!r}") from None
+    if number != number or number in (float("inf"), float("-inf")):
+        raise Unfit(f"{what}: expected a finite number, found {value!r}")
+    return number
 
 
 def _wrong(value: str) -> int | None:
@@ -116,12 +131,12 @@ def _wrong(value: str) -> int | None:
 
 
 def _max_error(value: str) -> float | None:
-    return None if value == "N/A" else parse_float(TOOL, value, "error")
+    return None if value == "N/A" else _float(value, "error")
 
 
 def _measurement(fields: list[str], column: str) -> Measurement:
     time, algbw, busbw, check = fields
-    timing = (parse_float(TOOL, time, "time"), parse_float(TOOL, algbw, "algbw"), parse_float(TOOL, busbw, "busbw"))
+    timing = (_float(time, "time"), _float(algbw, "algbw"), _float(busbw, "busbw"))
     if column == "error":
         return Measurement(*timing, wrong=None, max_error=_max_error(check))
     return Measurement(*timing, wrong=_wrong(check))
@@ -131,14 +146,14 @@ def _row(line: str, groups: int, column: str) -> SizeRow:
     fields = line.split()
     prefix, measured = fields[:-4 * groups], fields[-4 * groups:]
     if len(prefix) < 3 or len(prefix) > 5 or len(measured) != 4 * groups:
-        fail(TOOL, f"row {line.strip()!r} does not match the column header "
-                   f"(size count type [redop] [root], then {groups} x time algbw busbw {column})")
+        raise Unfit(f"the row does not match the column header (size count type [redop] [root], then {groups} x "
+                    f"time algbw busbw {column})")
     size, count, datatype, *rest = prefix
     root: int | None = None
     if rest and re.fullmatch(r"-?\d+", rest[-1]):
         root = int(rest.pop())
     if len(rest) > 1:
-        fail(TOOL, f"row {line.strip()!r}: unexpected columns {rest!r} before the measurements")
+        raise Unfit(f"unexpected columns {rest!r} before the measurements")
     redop = rest[0] if rest else None
     out_of_place = _measurement(measured[:4], column)
     in_place = _measurement(measured[4:], column) if groups == 2 else None
@@ -151,7 +166,7 @@ def _header_groups(line: str) -> tuple[int, str]:
     found = [names[index + 3] for index in range(len(names) - 3)
              if tuple(names[index:index + 3]) == ("time", "algbw", "busbw") and names[index + 3] in CORRECTNESS_COLUMNS]
     if len(found) not in (1, 2) or len(set(found)) != 1:
-        fail(TOOL, f"column header {line.strip()!r}: expected 'time algbw busbw #wrong' (or 'error') once or twice")
+        raise Unfit("column header: expected 'time algbw busbw #wrong' (or 'error') once or twice")
     return len(found), found[0]
 
 
@@ -160,37 +175,50 @@ def _is_column_header(line: str) -> bool:
     return len(names) > 4 and names[0] == "size" and "busbw" in names
 
 
-def _test_failure(lines: list[str]) -> str:
+def _test_failure(lines: list[Line]) -> str:
     """``; <reason>`` from nccl-tests' ``Test failure <file>:<line>`` report and the line after it, or ''."""
     for index, line in enumerate(lines):
-        if "Test failure" in line:
-            reason = next((after.strip() for after in lines[index + 1:] if after.strip()), "")
-            return f"; {line.strip().lstrip('. ')}" + (f": {reason}" if reason else "")
+        if "Test failure" in line.text:
+            reason = next((after.stripped for after in lines[index + 1:] if after.stripped), "")
+            return f"; {line.stripped.lstrip('. ')}" + (f": {reason}" if reason else "")
     return ""
 
 
 @parser("nccl-tests", "nccl-tests / rccl-tests *_perf text output: devices, per-size busbw, #wrong, out of bounds")
-def parse_nccl_tests(text: str) -> NcclTestsResult:
+def parse_nccl_tests(text: str) -> Parsed[NcclTestsResult]:
     """Parse the text output of one nccl-tests or rccl-tests ``*_perf`` run."""
-    lines = clean_lines(TOOL, text)
+    reading = Reading(TOOL, TAG.sub("", text) if isinstance(text, str) else text)
+    lines = reading.content()
     values: dict[str, Any] = {"collective": None, "tests_version": None, "nccl_version": None, "run": None,
                               "validation": None, "out_of_bounds": None, "avg_busbw": None}
     devices: list[RankDevice] = []
     rows: list[SizeRow] = []
-    groups, column = 0, "#wrong"
+    groups, column, tables = 0, "#wrong", 0
     for line in lines:
-        stripped = line.strip()
-        if groups and stripped[:1].isdigit() and not DEBUG_LINE.search(stripped):
-            if not ROW_START.match(stripped):
-                fail(TOOL, f"row {stripped!r} does not start with 'size count' (output truncated?)")
-            rows.append(_row(stripped, groups, column))
-            continue
-        if _is_column_header(stripped):
-            if groups:
-                fail(TOOL, "two result tables in one output; give one *_perf run at a time")
-            groups, column = _header_groups(stripped)
-            continue
-        _read_line(stripped, values, devices)
+        stripped = line.stripped
+        if DEBUG_LINE.search(stripped):
+            if _read_line(stripped, values, devices):
+                reading.used(line)  # "NCCL INFO NCCL version 2.28.3+cuda13.0"
+            else:
+                reading.known(line)
+        elif groups and tables == 1 and stripped[:1].isdigit():
+            with reading.row(line, scope=stripped.split()[0]):
+                if not ROW_START.match(stripped):
+                    raise Unfit("the row does not start with 'size count' (output cut?)")
+                rows.append(_row(stripped, groups, column))
+        elif _is_column_header(stripped):
+            tables += 1
+            if tables > 1:
+                reading.unread(line, "a second result table in one output: one *_perf run at a time")
+                continue
+            with reading.row(line):
+                groups, column = _header_groups(stripped)
+        elif tables > 1 and stripped[:1].isdigit():
+            reading.unread(line, "a row of the second result table")
+        elif _read_line(stripped, values, devices):
+            reading.used(line)
+        elif stripped.startswith("#"):
+            reading.known(line)  # the header's other lines, the table's unit line, notes
     if not groups:
         fail(TOOL, "no result table (column header 'size count type ... busbw') found" + _test_failure(lines))
     if not rows:
@@ -199,7 +227,7 @@ def parse_nccl_tests(text: str) -> NcclTestsResult:
         fail(TOOL, "no '# Out of bounds values' / '# Avg bus bandwidth' summary (output truncated?)")
     run = values["run"]
     oob = values["out_of_bounds"]
-    return NcclTestsResult(
+    result = NcclTestsResult(
         collective=values["collective"],
         tests_version=values["tests_version"],
         nccl_version=values["nccl_version"],
@@ -215,10 +243,11 @@ def parse_nccl_tests(text: str) -> NcclTestsResult:
         avg_busbw_gbs=parse_float(TOOL, values["avg_busbw"], "Avg bus bandwidth") if values["avg_busbw"] else None,
         correctness_column=column,
     )
+    return reading.done(result)
 
 
-def _read_line(line: str, values: dict[str, Any], devices: list[RankDevice]) -> None:
-    """Pick the header and summary facts out of one non-table line."""
+def _read_line(line: str, values: dict[str, Any], devices: list[RankDevice]) -> bool:
+    """Pick the header and summary facts out of one non-table line; False when it holds none."""
     matchers = ((RUN_LINE, "run"), (OUT_OF_BOUNDS, "out_of_bounds"))
     for pattern, key in matchers:
         match = pattern.match(line)
@@ -227,22 +256,24 @@ def _read_line(line: str, values: dict[str, Any], devices: list[RankDevice]) -> 
             if key == "run":
                 validation = VALIDATION.search(line)
                 values["validation"] = bool(int(validation.group(1))) if validation else None
-            return
+            return True
     rank = RANK_LINE.match(line)
     if rank:
         devices.append(RankDevice(int(rank.group(1)), int(rank.group(2)) if rank.group(2) else None,
                                   int(rank.group(3)), rank.group(4), int(rank.group(5)), rank.group(6),
                                   rank.group(7)))
-        return
+        return True
     simple = ((TESTS_VERSION, "tests_version"), (COLLECTIVE, "collective"), (AVG_BUSBW, "avg_busbw"))
     for pattern, key in simple:
         match = pattern.match(line)
         if match and values[key] is None:
             values[key] = match.group(1)
-            return
+            return True
     nccl = NCCL_VERSION.search(line)
     if nccl and values["nccl_version"] is None:
         values["nccl_version"] = nccl.group(1)
+        return True
+    return False
 
 
 def _json_field(data: dict[str, Any], key: str, kind: type, where: str) -> Any:
@@ -285,8 +316,17 @@ def _json_row(data: Any, index: int) -> SizeRow:
 
 
 @parser("nccl-tests-json", "nccl-tests -J JSON output (version 3): config, devices, per-size results, summary")
-def parse_nccl_tests_json(text: str) -> NcclTestsResult:
-    """Parse the JSON file written by ``*_perf -J <file>.json`` (recent nccl-tests)."""
+def parse_nccl_tests_json(text: str) -> Parsed[NcclTestsResult]:
+    """Parse the JSON file written by ``*_perf -J <file>.json`` (recent nccl-tests): one document, read as a
+    whole (a value of the wrong type refuses it)."""
+    reading = Reading(JSON_TOOL, text)
+    result = _json_result(text)
+    reading.used(line_of(reading, '"results"'))
+    reading.rest_known()
+    return reading.done(result)
+
+
+def _json_result(text: str) -> NcclTestsResult:
     if not isinstance(text, str) or not text.strip():
         fail(JSON_TOOL, "empty output")
     try:

@@ -1,4 +1,12 @@
-"""``nvidia-smi``: ``--query-gpu ... --format=csv``, ``topo -m``, ``nvlink -s`` and the Fabric section of ``-q``."""
+"""``nvidia-smi``: ``--query-gpu ... --format=csv``, ``topo -m``, ``nvlink -s`` and the Fabric section of ``-q``.
+
+``topo -m`` as drivers print it (and as people paste it): a column header of device names, tab-separated or
+with the tabs expanded (8-column stops), then the extra columns ``CPU Affinity``, ``NUMA Affinity`` and
+``GPU NUMA ID`` (each in some driver eras only); one row per device; a ``Legend`` (``SOC`` in old drivers);
+since drivers of 2022 a ``NIC Legend`` naming each ``NIC<n>`` (``NIC0: mlx5_0``), where older drivers put the
+RDMA device names in the header themselves. Lines before the header (a prompt, a fence, a note) and lines the
+parser does not understand cost only their own facts; a row that does not fit the header is refused.
+"""
 
 from __future__ import annotations
 
@@ -7,17 +15,30 @@ from dataclasses import dataclass
 from typing import Optional
 
 from pytest_gpufabric.parsers.pci_path import is_bdf, normalize_bdf
+from pytest_gpufabric.parsers.reading import Line, Parsed, Reading, Unfit, decimal, integer
 from pytest_gpufabric.parsers.registry import parser
-from pytest_gpufabric.parsers.textutil import clean_lines, fail, parse_float, parse_int
-from pytest_gpufabric.parsers.topology import TopologyMatrix
+from pytest_gpufabric.parsers.tables import Column, Header, header_from_names
+from pytest_gpufabric.parsers.topology import LABEL, TopologyMatrix, read_rows
+from pytest_gpufabric.parsers.truncation import refuse_unfinished_line
 
 QUERY_TOOL = "nvidia-smi-query-gpu"
 TOPO_TOOL = "nvidia-smi-topo"
 NVLINK_TOOL = "nvidia-smi-nvlink"
 FABRIC_TOOL = "nvidia-smi-q-fabric"
 
-DEVICE_COLUMN = re.compile(r"^(GPU\d+|NIC\d+|mlx\d+_\d+)$")
-EXTRA_COLUMN = re.compile(r"^(CPU Affinity|NUMA Affinity|GPU NUMA ID)$")
+# A device of the matrix: GPU<n>, NIC<n> (named by the NIC legend), or an RDMA device named in older headers.
+DEVICE = re.compile(r"^(GPU\d+|NIC\d+|(mlx\d+|bnxt_re|ionic|irdma|i40iw|hns|qedr|erdma|efa|rxe)_?\w*)$")
+EXTRA_COLUMNS = ("CPU Affinity", "NUMA Affinity", "GPU NUMA ID")
+# Connection types of the legend (SOC: drivers before 384 for SYS); X is the device itself.
+LINK_TYPE = re.compile(r"^(X|SYS|SOC|NODE|PHB|PXB|PIX|PSB|NV\d+)$")
+CPU_LIST = re.compile(r"^(N/A|\d+(-\d+)?(,\d+(-\d+)?)*)$")  # also NUMA node lists of Grace systems
+LEGEND_TITLE = re.compile(r"^(NIC )?Legend:$")
+LEGEND_ENTRY = re.compile(r"^(\S+)\s+=\s+\S.*$")  # "X    = Self", "NV#  = Connection traversing ..."
+NIC_ENTRY = re.compile(r"^(NIC\d+):\s*(\S+)$")
+KNOWN_BEFORE = re.compile(r"^(```\w*|\$.*nvidia-smi topo.*|.*[$#]\s*nvidia-smi topo.*|nvidia-smi topo.*|NVIDIA Topology:?)$")
+# Drivers that cap the NIC columns say so before the header ("18 NICs found, only displaying 16"): the matrix
+# then names fewer NICs than the node has, which the NIC legend shows.
+NICS_CAPPED = re.compile(r"^\d+ NICs? found,? only displaying \d+\b.*$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -38,84 +59,119 @@ class GpuQueryRow:
         return normalize_bdf(raw) if raw and is_bdf(raw) else None
 
 
+QUERY_FIELD = re.compile(r"^[a-z_][a-z0-9_.]*$")
+
+
 @parser(QUERY_TOOL, "nvidia-smi --query-gpu=<fields> --format=csv: one row of named values per GPU")
-def parse_nvidia_smi_query(text: str) -> tuple[GpuQueryRow, ...]:
-    lines = [line for line in clean_lines(QUERY_TOOL, text) if line.strip()]
-    header = [name.strip().split(" [")[0] for name in lines[0].split(",")]
-    if not all(re.fullmatch(r"[a-z_][a-z0-9_.]*", name) for name in header):
-        fail(QUERY_TOOL, f"expected a CSV header of query fields (csv format with header), found {lines[0].strip()!r}")
-    rows = []
-    for line in lines[1:]:
-        cells = [cell.strip() for cell in line.split(",")]
-        if len(cells) != len(header):
-            fail(QUERY_TOOL, f"expected {len(header)} values, found {len(cells)} in {line.strip()!r}")
-        rows.append(GpuQueryRow(dict(zip(header, cells))))
-    if not rows:
-        fail(QUERY_TOOL, "header without GPU rows")
-    bus = [row.values["pci.bus_id"] for row in rows if "pci.bus_id" in row.values]
-    bad = [value for value in bus if not is_bdf(value)]
-    if bad:
-        fail(QUERY_TOOL, f"pci.bus_id {bad[0]!r} is not a PCI address")
-    return tuple(rows)
+def parse_nvidia_smi_query(text: str) -> Parsed[tuple[GpuQueryRow, ...]]:
+    reading = Reading(QUERY_TOOL, text)
+    header: list[str] | None = None
+    rows: list[GpuQueryRow] = []
+    for line in reading.content():
+        names = [name.strip().split(" [")[0] for name in line.stripped.split(",")]
+        if header is None:
+            if all(QUERY_FIELD.match(name) for name in names):
+                header = names
+                reading.known(line)
+            continue
+        with reading.row(line):
+            cells = [cell.strip() for cell in line.stripped.split(",")]
+            if len(cells) != len(header):
+                raise Unfit(f"expected {len(header)} values, found {len(cells)}")
+            values = dict(zip(header, cells))
+            if "pci.bus_id" in values and not is_bdf(values["pci.bus_id"]):
+                raise Unfit(f"pci.bus_id {values['pci.bus_id']!r} is not a PCI address")
+            rows.append(GpuQueryRow(values))
+    return reading.done(tuple(rows), nothing="no CSV header of query fields and GPU rows (csv format with header)")
 
 
-def _split(line: str) -> list[str]:
-    """Cells of a topo -m row: tab-separated, or separated by two or more spaces in pasted copies."""
-    cells = line.split("\t") if "\t" in line else re.split(r"\s{2,}", line)
-    return [cell.strip() for cell in cells]
-
-
-def _header_cells(line: str) -> list[str]:
-    cells = _split(line)
-    while cells and not cells[0]:
-        cells.pop(0)
-    return cells
-
-
-def _header_devices(line: str) -> list[str]:
-    """The device names a column header starts with (``GPU0 GPU1 ... NIC0``); [] for any other line.
-
-    In a header every cell after the names is a column title (``CPU Affinity``...), where a row holds link
-    types (``X``, ``NV18``), so a row or a title, prompt or fence line before the table (``NVIDIA Topology:``,
-    ``$ nvidia-smi topo -m``, a Markdown fence) is not taken for the header.
-    """
-    cells = _header_cells(line)
+def _header_devices(line: Line) -> list[str]:
+    """The device names a column header starts with (``GPU0 GPU1 ... NIC0``), [] for any other line: after the
+    names, every column of a header is a title (``CPU Affinity``...), where a row holds link types."""
+    words = line.words.split(" ")
     devices: list[str] = []
-    for cell in cells:
-        if not DEVICE_COLUMN.match(cell):
+    for word in words:
+        if not DEVICE.match(word) or word in ("X",):
             break
-        devices.append(cell)
-    rest = cells[len(devices):len(devices) + 1]
-    if not devices or not devices[0].startswith("GPU") or rest and not EXTRA_COLUMN.match(rest[0]):
+        devices.append(word)
+    rest = " ".join(words[len(devices):])
+    if not devices or not devices[0].startswith("GPU") or rest and not rest.startswith(EXTRA_COLUMNS):
         return []
+    if line.text[:1] not in (" ", "\t"):
+        return []  # a header is indented by the column of row labels; a row starts with its label
     return devices
 
 
-@parser(TOPO_TOOL, "nvidia-smi topo -m: connection type (NV<n>, PIX, PXB, PHB, NODE, SYS) of every device pair")
-def parse_nvidia_smi_topo(text: str) -> TopologyMatrix:
-    lines = [line for line in clean_lines(TOPO_TOOL, text) if line.strip()]
-    start = next((index for index, line in enumerate(lines) if _header_devices(line)), None)
+EXTRAS = "extras"  # the columns after the devices, read as one cell (see _matrix_header)
+
+
+def _matrix_header(line: Line, devices: tuple[str, ...]) -> tuple[Header, tuple[str, ...]]:
+    """The device columns by their header positions, and the extra columns as one open column.
+
+    Drivers separate the cells with tabs, so in the original and in any tab-expanded copy a device cell
+    stands at its header's 8-column stop (device names are shorter than 8), but an extra value stands at the
+    tab stop after the previous value, not under its title (``CPU Affinity`` is 12 wide; a 15-character CPU
+    list touches the NUMA node after it: ``112-127,240-255 7``). The extra values hold no spaces, so they are
+    read in order as the words of that cell, and a GPU row must give one per title (a missing one refuses the
+    row: which one is missing cannot be told)."""
+    full = header_from_names(line, EXTRA_COLUMNS, leading=LABEL)
+    titles = tuple(name for name in full.names if name != LABEL and name not in devices)
+    columns = [column for column in full.columns if column.name not in titles]
+    first = next((column for column in full.columns if column.name in titles), None)
+    if first is not None:
+        columns.append(Column(EXTRAS, first.start, first.end))
+    return Header(tuple(columns), open_last=True), titles
+
+
+def _extras(titles: tuple[str, ...]) -> object:
+    def named(cells: dict[str, str]) -> dict[str, str]:
+        words = cells.get(EXTRAS, "").split()
+        if words and len(words) != len(titles):
+            raise Unfit(f"expected {len(titles)} values under {', '.join(titles)}, found {len(words)}: {' '.join(words)!r}")
+        return dict(zip(titles, words))
+
+    return named
+
+
+def _cell_ok(column: str, value: str) -> None:
+    if column in EXTRA_COLUMNS:
+        if not CPU_LIST.match(value):
+            raise Unfit(f"{column}: expected a CPU or NUMA list or N/A, found {value!r}")
+    elif not LINK_TYPE.match(value):
+        raise Unfit(f"{column}: {value!r} is not a connection type of the legend")
+
+
+@parser(TOPO_TOOL, "nvidia-smi topo -m: connection type (NV<n>, PIX, PXB, PHB, NODE, SYS) of every device pair, NIC legend")
+def parse_nvidia_smi_topo(text: str) -> Parsed[TopologyMatrix]:
+    reading = Reading(TOPO_TOOL, text)
+    refuse_unfinished_line(reading, text)
+    content = reading.content()
+    start = next((index for index, line in enumerate(content) if _header_devices(line)), None)
     if start is None:
-        fail(TOPO_TOOL, f"no column header of GPU/NIC names (first line {lines[0].strip()[:60]!r})")
-    devices = _header_devices(lines[start])
-    others = [cell for cell in _header_cells(lines[start])[len(devices) :] if cell]
+        return reading.done(TopologyMatrix((), {}, {}), nothing="no column header of GPU/NIC names")
+    for line in content[:start]:
+        if KNOWN_BEFORE.match(line.stripped) or NICS_CAPPED.match(line.words):
+            reading.known(line)
+    header_line = content[start]
+    devices = tuple(_header_devices(header_line))
+    header, titles = _matrix_header(header_line, devices)
+    reading.known(header_line)
+    body, legend = [], []
+    for line in content[start + 1:]:
+        (legend if legend or LEGEND_TITLE.match(line.stripped) else body).append(line)
     links: dict[str, dict[str, str]] = {}
     extra: dict[str, dict[str, str]] = {}
-    for line in lines[start + 1:]:
-        cells = _split(line)
-        if not cells or not DEVICE_COLUMN.match(cells[0]):
-            if cells and cells[0].startswith("Legend"):
-                break
-            continue
-        values = cells[1:]
-        if len(values) < len(devices):
-            fail(TOPO_TOOL, f"{cells[0]}: expected {len(devices)} link types, found {len(values)}")
-        links[cells[0]] = dict(zip(devices, values[: len(devices)]))
-        extra[cells[0]] = dict(zip(others, [value for value in values[len(devices) :] if value]))
-    missing = [device for device in devices if device not in links]
-    if missing:
-        fail(TOPO_TOOL, f"no row for {', '.join(missing)} (truncated output?)")
-    return TopologyMatrix(tuple(devices), links, extra)
+    rows = [line for line in body if line.text[:1] not in (" ", "\t")]
+    read_rows(reading, header, rows, devices, _cell_ok, links, extra, other_cells=_extras(titles))  # type: ignore[arg-type]
+    nics: dict[str, str] = {}
+    for line in legend:
+        nic = NIC_ENTRY.match(line.stripped)
+        if nic and nic.group(1) in devices and nic.group(1) not in nics:
+            nics[nic.group(1)] = nic.group(2)
+            reading.used(line)
+        elif LEGEND_TITLE.match(line.stripped) or LEGEND_ENTRY.match(line.stripped) or line.stripped.startswith("```"):
+            reading.known(line)
+    return reading.done(TopologyMatrix(devices, links, extra, nics), nothing="no row of the matrix could be read")
 
 
 @dataclass(frozen=True)
@@ -132,31 +188,34 @@ class GpuNvlinks:
         return tuple(number for number, speed in self.links.items() if speed is not None)
 
 
+NVLINK_GPU = re.compile(r"^GPU (\d+): (.+?)(?: \(UUID: (\S+)\))?$")
+NVLINK_LINK = re.compile(r"^Link (\d+): (.+)$")
+NVLINK_SPEED = re.compile(r"^([\d.]+) GB/s$")
+
+
 @parser(NVLINK_TOOL, "nvidia-smi nvlink -s: per GPU, the speed of each NVLink (None when inactive)")
-def parse_nvidia_smi_nvlink(text: str) -> tuple[GpuNvlinks, ...]:
+def parse_nvidia_smi_nvlink(text: str) -> Parsed[tuple[GpuNvlinks, ...]]:
+    reading = Reading(NVLINK_TOOL, text)
     gpus: list[GpuNvlinks] = []
-    for line in clean_lines(NVLINK_TOOL, text):
-        stripped = line.strip()
-        if not stripped:
-            continue
-        gpu = re.match(r"^GPU (\d+): (.+?)(?: \(UUID: (\S+)\))?$", stripped)
-        link = re.match(r"^Link (\d+): (.+)$", stripped)
+    for line in reading.content():
+        gpu = NVLINK_GPU.match(line.stripped)
+        link = NVLINK_LINK.match(line.stripped)
         if gpu:
-            gpus.append(GpuNvlinks(int(gpu.group(1)), gpu.group(2), gpu.group(3), {}))
+            with reading.row(line, scope=f"GPU{gpu.group(1)}"):
+                gpus.append(GpuNvlinks(integer(gpu.group(1), "GPU index"), gpu.group(2), gpu.group(3), {}))
         elif link and gpus:
-            value = link.group(2).strip()
-            speed = None
-            if not value.startswith("<inactive>"):
-                number = re.fullmatch(r"([\d.]+) GB/s", value)
-                if not number:
-                    fail(NVLINK_TOOL, f"GPU {gpus[-1].index} link {link.group(1)}: {value!r} is not '<n> GB/s' or <inactive>")
-                speed = parse_float(NVLINK_TOOL, number.group(1), "link speed")
-            gpus[-1].links[parse_int(NVLINK_TOOL, link.group(1), "link number")] = speed
+            with reading.row(line, scope=f"GPU{gpus[-1].index}"):
+                value = link.group(2).strip()
+                speed = None
+                if not value.startswith("<inactive>"):
+                    number = NVLINK_SPEED.match(value)
+                    if not number:
+                        raise Unfit(f"GPU {gpus[-1].index} link {link.group(1)}: {value!r} is not '<n> GB/s' or <inactive>")
+                    speed = decimal(number.group(1), "link speed")
+                gpus[-1].links[integer(link.group(1), "link number")] = speed
         else:
-            fail(NVLINK_TOOL, f"expected 'GPU <n>: <name>' or 'Link <n>: <speed>', found {stripped!r}")
-    if not gpus:
-        fail(NVLINK_TOOL, "no 'GPU <n>:' line")
-    return tuple(gpus)
+            reading.unread(line, "expected 'GPU <n>: <name>' or 'Link <n>: <speed>'")
+    return reading.done(tuple(gpus), nothing="no 'GPU <n>:' line")
 
 
 @dataclass(frozen=True)
@@ -168,33 +227,36 @@ class GpuFabric:
     status: Optional[str]  # "Success", ...
 
 
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip())
+GPU_SECTION = re.compile(r"^GPU ([0-9A-Fa-f]{8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])$")
 
 
 @parser(FABRIC_TOOL, "nvidia-smi -q: Fabric State and Status of every GPU")
-def parse_nvidia_smi_fabric(text: str) -> tuple[GpuFabric, ...]:
-    lines = clean_lines(FABRIC_TOOL, text)
+def parse_nvidia_smi_fabric(text: str) -> Parsed[tuple[GpuFabric, ...]]:
+    """``-q`` prints dozens of sections: the lines outside the GPU and Fabric lines are known (another subject)."""
+    reading = Reading(FABRIC_TOOL, text)
     fabrics: list[GpuFabric] = []
     bus: Optional[str] = None
+    lines = reading.content()
     index = 0
     while index < len(lines):
-        stripped = lines[index].strip()
-        gpu = re.fullmatch(r"GPU ([0-9A-Fa-f]{8}:[0-9A-Fa-f]{2}:[0-9A-Fa-f]{2}\.[0-7])", stripped)
+        line = lines[index]
+        gpu = GPU_SECTION.match(line.stripped)
         if gpu:
             bus = normalize_bdf(gpu.group(1))
-        elif stripped == "Fabric":
-            level = _indent(lines[index])
+            reading.known(line)
+        elif line.stripped == "Fabric":
+            reading.used(line)
             fields: dict[str, str] = {}
             index += 1
-            while index < len(lines) and (not lines[index].strip() or _indent(lines[index]) > level):
-                key, sep, value = lines[index].partition(":")
+            while index < len(lines) and lines[index].indent > line.indent:
+                key, sep, value = lines[index].text.partition(":")
                 if sep:
                     fields.setdefault(key.strip(), value.strip())
+                    reading.used(lines[index])
                 index += 1
             fabrics.append(GpuFabric(bus, fields.get("State"), fields.get("Status")))
             continue
+        else:
+            reading.known(line)
         index += 1
-    if not fabrics:
-        fail(FABRIC_TOOL, "no 'Fabric' section")
-    return tuple(fabrics)
+    return reading.done(tuple(fabrics), nothing="no 'Fabric' section")

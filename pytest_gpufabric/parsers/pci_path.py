@@ -1,12 +1,13 @@
-"""PCI addresses and the sysfs path of a PCI device (``readlink -f /sys/bus/pci/devices/<bdf>``)."""
+"""PCI addresses and the sysfs path of a PCI device (``readlink -f /sys/bus/pci/devices/<bdf>``): one line, read
+by the parsing rule (another line, such as a warning, is kept unread; a second path too)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
+from pytest_gpufabric.parsers.reading import Line, Parsed, Reading, Unfit
 from pytest_gpufabric.parsers.registry import parser
-from pytest_gpufabric.parsers.textutil import clean_lines, fail
 
 TOOL = "sysfs-pci-path"
 BDF = re.compile(r"^(?:([0-9a-fA-F]{4,8}):)?([0-9a-fA-F]{2}):([0-9a-fA-F]{2})\.([0-7])$")
@@ -46,21 +47,30 @@ class PciDevicePath:
         return self.chain[:-1]
 
 
-@parser(TOOL, "readlink -f /sys/bus/pci/devices/<bdf>: chain of PCI functions from the root port to the device")
-def parse_pci_device_path(text: str) -> PciDevicePath:
-    lines = [line.strip() for line in clean_lines(TOOL, text) if line.strip()]
-    if len(lines) != 1:
-        fail(TOOL, f"expected one path, found {len(lines)} lines")
-    path = lines[0]
+def _device_path(line: Line) -> PciDevicePath:
+    path = line.stripped
     parts = [part for part in path.split("/") if part]
     if parts[:2] != ["sys", "devices"] or len(parts) < 4:
-        fail(TOOL, f"not a sysfs PCI device path: {path!r}")
+        raise Unfit(f"not a sysfs PCI device path: {path!r}")
     root = SYSFS_ROOT.match(parts[2])
     if not root:
-        fail(TOOL, f"expected a root bus like 'pci0000:00' after /sys/devices, found {parts[2]!r}")
+        raise Unfit(f"expected a root bus like 'pci0000:00' after /sys/devices, found {parts[2]!r}")
     chain = []
     for part in parts[3:]:
         if not is_bdf(part):
-            fail(TOOL, f"path component {part!r} is not a PCI function in {path!r}")
+            raise Unfit(f"path component {part!r} is not a PCI function in {path!r}")
         chain.append(normalize_bdf(part))
     return PciDevicePath(root_bus=f"{root.group(1)}:{root.group(2)}".lower(), chain=tuple(chain))
+
+
+@parser(TOOL, "readlink -f /sys/bus/pci/devices/<bdf>: chain of PCI functions from the root port to the device")
+def parse_pci_device_path(text: str) -> Parsed[PciDevicePath]:
+    reading = Reading(TOOL, text)
+    found: PciDevicePath | None = None
+    for line in reading.content():
+        if found is not None:
+            reading.unread(line, "a second line: readlink prints one path")
+            continue
+        with reading.row(line):
+            found = _device_path(line)
+    return reading.done(found, nothing="no sysfs PCI device path")  # type: ignore[arg-type]

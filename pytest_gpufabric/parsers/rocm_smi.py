@@ -1,79 +1,97 @@
 """``rocm-smi --showbus`` (GPU PCI addresses), ``--showtopotype`` (GPU link types) and ``--showtopo`` (all tables).
 
 ``--showtopo`` prints, each under its ``=== <title> ===`` banner, the weight, hops and link type matrices, an
-access matrix in some releases, and the NUMA node and affinity of each GPU; warnings (``WARNING: AMD GPU
-device(s) is/are in a low-power state``) may come before them.
+access matrix in some releases, and the NUMA node and affinity of each GPU (``--showtoponuma``: that section
+alone); warnings (``WARNING: AMD GPU device(s) is/are in a low-power state``) may come before them. A matrix's
+diagonal is ``0`` in most releases, ``X`` or empty in others. GPU lines read ``GPU[0]  : <field>: <value>``
+(``GPU 0 :`` in some releases). ``rocm-smi -a`` prints the PCI bus among many other fields: those are another
+subject, known and not read.
 """
 
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass
 
 from pytest_gpufabric.parsers.pci_path import is_bdf, normalize_bdf
+from pytest_gpufabric.parsers.reading import Line, Parsed, Reading, Unfit, integer
 from pytest_gpufabric.parsers.registry import parser
-from pytest_gpufabric.parsers.textutil import clean_lines, fail
-from pytest_gpufabric.parsers.topology import TopologyMatrix
+from pytest_gpufabric.parsers.tables import header_from_names
+from pytest_gpufabric.parsers.topology import LABEL, TopologyMatrix, read_rows
+from pytest_gpufabric.parsers.truncation import refuse_unfinished_line
 
 BUS_TOOL = "rocm-smi-showbus"
 TOPO_TOOL = "rocm-smi-showtopotype"
 SHOWTOPO_TOOL = "rocm-smi-showtopo"
 BANNER = re.compile(r"^=+\s*(.*?)\s*=+$")
-NUMA_LINE = re.compile(r"^GPU\s*\[?(\d+)\]?\s*:\s*\(Topology\)\s*Numa (Node|Affinity):\s*(-?\d+)$")
+GPU_FIELD = re.compile(r"^GPU\s*\[?(\d+)\]?\s*:\s*(.*?)\s*:\s*(.*?)\s*$")
+NUMA_FIELD = re.compile(r"^\(Topology\)\s*Numa (Node|Affinity)$")
 TABLES = {"Weight between two GPUs": "weight", "Hops between two GPUs": "hops",
           "Link Type between two GPUs": "link_type", "Access between two GPUs": "access"}
-BUS_LINE = re.compile(r"^GPU\[(\d+)\]\s*:\s*PCI Bus:\s*(\S+)$")
-
-
-def _content(tool: str, text: str) -> list[str]:
-    """Lines without the ``=== ROCm System Management Interface ===`` banners."""
-    return [line for line in clean_lines(tool, text) if line.strip() and not line.strip().startswith("=")]
+MATRIX_HEADER = re.compile(r"^\s+(GPU\d+\s*)+$")
+NUMBER_OR_NA = re.compile(r"^(\d+|N/A)$")
+WORD = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")  # XGMI, PCIE, N/A-free words; access: True/False
+KNOWN_LINE = re.compile(r"^(WARNING|ERROR|Warning)\b.*|^No KFD PIDs currently running$|^KFD process information:.*$")
 
 
 @parser(BUS_TOOL, "rocm-smi --showbus: GPU index -> PCI address")
-def parse_rocm_smi_showbus(text: str) -> dict[int, str]:
+def parse_rocm_smi_showbus(text: str) -> Parsed[dict[int, str]]:
+    reading = Reading(BUS_TOOL, text)
+    refuse_unfinished_line(reading, text)
     buses: dict[int, str] = {}
-    for line in _content(BUS_TOOL, text):
-        match = BUS_LINE.match(line.strip())
-        if not match:
-            if line.strip().startswith("GPU["):
-                fail(BUS_TOOL, f"expected 'GPU[<n>] : PCI Bus: <address>', found {line.strip()!r}")
-            continue
-        index, bus = int(match.group(1)), match.group(2)
-        if not is_bdf(bus):
-            fail(BUS_TOOL, f"GPU[{index}]: {bus!r} is not a PCI address")
-        if index in buses:
-            fail(BUS_TOOL, f"GPU[{index}] listed twice")
-        buses[index] = normalize_bdf(bus)
-    if not buses:
-        fail(BUS_TOOL, "no 'GPU[<n>] : PCI Bus:' line")
-    return buses
+    for line in reading.content():
+        field = GPU_FIELD.match(line.words)
+        if BANNER.match(line.words) or KNOWN_LINE.match(line.words):
+            reading.known(line)
+        elif field and field.group(2) == "PCI Bus":
+            index, bus = int(field.group(1)), field.group(3)
+            with reading.row(line, scope=f"GPU{index}"):
+                if not is_bdf(bus):
+                    raise Unfit(f"GPU[{index}]: {bus!r} is not a PCI address")
+                if index in buses:
+                    raise Unfit(f"GPU[{index}] listed twice")
+                buses[index] = normalize_bdf(bus)
+        elif field:
+            reading.known(line)  # another field of the GPU (rocm-smi -a)
+    return reading.done(buses, nothing="no 'GPU[<n>] : PCI Bus:' line")
 
 
-def _matrix(tool: str, lines: list[str], what: str) -> TopologyMatrix:
-    """The first ``GPU0 GPU1 ...`` matrix in ``lines`` (rows until the first line that is not a GPU row)."""
-    header_index = next((i for i, line in enumerate(lines) if re.fullmatch(r"(\s*GPU\d+)+\s*", line)), None)
-    if header_index is None:
-        fail(tool, f"{what}: no 'GPU0 GPU1 ...' header row")
-    devices = tuple(lines[header_index].split())
+def _cell_ok(kind: str) -> object:
+    def check(column: str, value: str) -> None:
+        if value in ("0", "X"):
+            return  # the diagonal in most releases
+        if kind in ("weight", "hops") and not NUMBER_OR_NA.match(value):
+            raise Unfit(f"{column}: expected a number or N/A, found {value!r}")
+        if kind not in ("weight", "hops") and not (WORD.match(value) or value == "N/A"):
+            raise Unfit(f"{column}: expected a word such as XGMI or PCIE, found {value!r}")
+
+    return check
+
+
+def _matrix(reading: Reading, lines: list[Line], kind: str) -> TopologyMatrix | None:
+    """The ``GPU0 GPU1 ...`` matrix among ``lines``: its header becomes known, its rows are read or refused."""
+    header_line = next((line for line in lines if MATRIX_HEADER.match(line.text)), None)
+    if header_line is None:
+        return None
+    reading.known(header_line)
+    devices = tuple(header_line.text.split())
+    header = header_from_names(header_line, leading=LABEL)
     links: dict[str, dict[str, str]] = {}
-    for line in lines[header_index + 1 :]:
-        words = line.split()
-        if not words or not re.fullmatch(r"GPU\d+", words[0]):
-            continue
-        if len(words) != len(devices) + 1:
-            fail(tool, f"{what}, {words[0]}: expected {len(devices)} values, found {len(words) - 1}")
-        links[words[0]] = dict(zip(devices, words[1:]))
-    missing = [device for device in devices if device not in links]
-    if missing:
-        fail(tool, f"{what}: no row for {', '.join(missing)} (truncated output?)")
+    rows = [line for line in lines if line.number > header_line.number and line.words.startswith("GPU")
+            and not GPU_FIELD.match(line.words)]
+    read_rows(reading, header, rows, devices, _cell_ok(kind), links)  # type: ignore[arg-type]
     return TopologyMatrix(devices, links, {})
 
 
 @parser(TOPO_TOOL, "rocm-smi --showtopotype: link type (XGMI, PCIE) of every GPU pair")
-def parse_rocm_smi_showtopotype(text: str) -> TopologyMatrix:
-    return _matrix(TOPO_TOOL, _content(TOPO_TOOL, text), "link type table")
+def parse_rocm_smi_showtopotype(text: str) -> Parsed[TopologyMatrix]:
+    reading = Reading(TOPO_TOOL, text)
+    refuse_unfinished_line(reading, text)
+    for line in reading.content():
+        if BANNER.match(line.words) or KNOWN_LINE.match(line.words):
+            reading.known(line)
+    matrix = _matrix(reading, reading.content(), "link_type")
+    return reading.done(matrix or TopologyMatrix((), {}, {}), nothing="no 'GPU0 GPU1 ...' link type table")
 
 
 @dataclass(frozen=True)
@@ -88,30 +106,40 @@ class RocmTopology:
     numa_affinity: dict[int, int]
 
 
-def _sections(lines: list[str]) -> dict[str, list[str]]:
-    """The lines under each ``=== <title> ===`` banner, by title."""
-    sections: dict[str, list[str]] = {}
-    current: list[str] | None = None
-    for line in lines:
-        banner = BANNER.match(line.strip())
+def _sections(reading: Reading) -> dict[str, list[Line]]:
+    """The lines under each ``=== <title> ===`` banner, by title (banners and warnings known)."""
+    sections: dict[str, list[Line]] = {}
+    current: list[Line] | None = None
+    for line in reading.content():
+        banner = BANNER.match(line.words)
         if banner:
+            reading.known(line)
             current = sections.setdefault(banner.group(1), [])
-        elif current is not None and line.strip():
+        elif KNOWN_LINE.match(line.words):
+            reading.known(line)
+        elif current is not None:
             current.append(line)
     return sections
 
 
 @parser(SHOWTOPO_TOOL, "rocm-smi --showtopo: weight, hops, link type (and access) of every GPU pair, NUMA node per GPU")
-def parse_rocm_smi_showtopo(text: str) -> RocmTopology:
-    sections = _sections(clean_lines(SHOWTOPO_TOOL, text))
-    tables = {key: _matrix(SHOWTOPO_TOOL, sections[title], title) for title, key in TABLES.items() if title in sections}
-    if "link_type" not in tables:
-        fail(SHOWTOPO_TOOL, "no 'Link Type between two GPUs' table" + (" (only --showtopotype's?)" if not sections else ""))
+def parse_rocm_smi_showtopo(text: str) -> Parsed[RocmTopology]:
+    reading = Reading(SHOWTOPO_TOOL, text)
+    refuse_unfinished_line(reading, text)
+    sections = _sections(reading)
+    tables = {key: _matrix(reading, sections[title], key) for title, key in TABLES.items() if title in sections}
     numa: dict[str, dict[int, int]] = {"Node": {}, "Affinity": {}}
     for line in sections.get("Numa Nodes", []):
-        match = NUMA_LINE.match(line.strip())
-        if not match:
-            fail(SHOWTOPO_TOOL, f"Numa Nodes: expected 'GPU[<n>] : (Topology) Numa Node|Affinity: <n>', found {line.strip()!r}")
-        numa[match.group(2)][int(match.group(1))] = int(match.group(3))
-    return RocmTopology(tables.get("weight"), tables.get("hops"), tables["link_type"], tables.get("access"),
-                        numa["Node"], numa["Affinity"])
+        if reading.outcome(line) is not None:
+            continue
+        field = GPU_FIELD.match(line.words)
+        kind = NUMA_FIELD.match(field.group(2)) if field else None
+        if not field or not kind:
+            reading.unread(line, "expected 'GPU[<n>] : (Topology) Numa Node|Affinity: <n>'", "Numa Nodes")
+            continue
+        with reading.row(line, scope=f"GPU{field.group(1)}"):
+            value = field.group(3)
+            numa[kind.group(1)][int(field.group(1))] = -1 if value == "-1" else integer(value, f"Numa {kind.group(1)}")
+    topology = RocmTopology(tables.get("weight"), tables.get("hops"), tables.get("link_type"), tables.get("access"),
+                            numa["Node"], numa["Affinity"])
+    return reading.done(topology, nothing="no GPU matrix or Numa Nodes line")

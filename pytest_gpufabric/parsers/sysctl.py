@@ -1,11 +1,13 @@
-"""Single-value kernel settings: ``cat /proc/sys/...`` files and ``sysctl name...`` lines."""
+"""Single-value kernel settings: ``cat /proc/sys/...`` files and ``sysctl name...`` lines, read by the parsing rule
+(a line of another form, such as sysctl's error for an unknown name, costs only its own setting)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pytest_gpufabric.parsers.reading import Parsed, Reading, integer
 from pytest_gpufabric.parsers.registry import parser
-from pytest_gpufabric.parsers.textutil import clean_lines, fail, parse_int
+from pytest_gpufabric.parsers.textutil import fail, parse_int
 
 VALUE_TOOL = "proc-sys-value"
 SYSCTL_TOOL = "sysctl"
@@ -25,21 +27,27 @@ class SysctlSettings:
 
 
 @parser(VALUE_TOOL, "cat /proc/sys/<path> holding one integer (e.g. kernel/numa_balancing)")
-def parse_proc_sys_int(text: str) -> int:
-    lines = clean_lines(VALUE_TOOL, text)
-    if len(lines) != 1:
-        fail(VALUE_TOOL, f"expected one line holding an integer, found {len(lines)} lines")
-    return parse_int(VALUE_TOOL, lines[0], "value")
+def parse_proc_sys_int(text: str) -> Parsed[int]:
+    reading = Reading(VALUE_TOOL, text)
+    value: int | None = None
+    for line in reading.content():
+        if value is not None:
+            reading.unread(line, "a second line: the file holds one integer")
+            continue
+        with reading.row(line):
+            value = integer(line.stripped, "value")
+    return reading.done(value, nothing="expected one line holding an integer")  # type: ignore[arg-type]
 
 
 @parser(SYSCTL_TOOL, "sysctl <name>...: 'name = value' lines")
-def parse_sysctl(text: str) -> SysctlSettings:
+def parse_sysctl(text: str) -> Parsed[SysctlSettings]:
+    reading = Reading(SYSCTL_TOOL, text)
     values: dict[str, str] = {}
-    for line in clean_lines(SYSCTL_TOOL, text):
-        if not line.strip():
+    for line in reading.content():
+        name, sep, value = line.stripped.partition("=")
+        if not sep or not name.strip() or " " in name.strip() or name.strip() in values:
+            reading.unread(line, "expected 'name = value', each name once")
             continue
-        name, sep, value = line.partition("=")
-        if not sep or not name.strip() or " " in name.strip():
-            fail(SYSCTL_TOOL, f"expected 'name = value', found {line.strip()!r}")
         values[name.strip()] = value.strip()
-    return SysctlSettings(values)
+        reading.used(line)
+    return reading.done(SysctlSettings(values), nothing="expected 'name = value'")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-
 import re
 from typing import NoReturn
 
@@ -12,8 +11,12 @@ from pytest_gpufabric.errors import ParseError
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 # A shell prompt left at the end of a pasted or captured output: ``user@host:~$``, ``(env) user@host:~#``.
 TRAILING_PROMPT = re.compile(r"^(\([^)]*\)\s*)?\S+@\S+?:\S*\s*[$#]\s*$|^[$#]\s*$")
-# Control characters that never appear in the text output of the tools we parse.
+# Control characters that never appear in the text output of the tools we parse (and U+FFFD, what a decoder
+# leaves of bytes that were not text). A NUL means a binary output: refused. The others (a bell, a backspace, a
+# stray escape in a pasted or captured output) are replaced by REPLACEMENT and noted; the rest is parsed.
 BINARY_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f\ufffd]")
+REPLACEMENT = "\ufffd"
+NOTED_POSITIONS = 3  # how many positions a note names
 
 
 def fail(tool: str, reason: str) -> NoReturn:
@@ -26,17 +29,40 @@ def strip_ansi(text: str) -> str:
     return ANSI_ESCAPE.sub("", text)
 
 
-def clean_text(tool: str, text: str) -> str:
-    """Normalized output: ANSI escapes removed, CRLF to LF; ParseError on binary data or no content."""
+def normalize(tool: str, text: str) -> tuple[str, list[str]]:
+    """Output with ANSI escapes removed, CRLF to LF and control characters replaced, and the notes saying what
+    was replaced (line and column of the first few). ParseError on a binary output (a NUL) or no content."""
     if not isinstance(text, str):
         fail(tool, f"expected text, got {type(text).__name__}")
     text = strip_ansi(text).replace("\r\n", "\n").replace("\r", "\n")
-    binary = BINARY_CHARS.search(text)
-    if binary:
-        fail(tool, f"binary data (character {binary.group()!r} at offset {binary.start()}), not a text output")
+    nul = text.find("\x00")
+    if nul >= 0:
+        fail(tool, f"binary data (character '\\x00' at offset {nul}), not a text output")
     if not text.strip():
         fail(tool, "empty output")
-    return text
+    return BINARY_CHARS.sub(REPLACEMENT, text), control_character_notes(text)
+
+
+def control_character_notes(text: str) -> list[str]:
+    """One note naming the control characters of an output that parsing replaces (lines and columns as
+    parsers number them); [] if none."""
+    text = strip_ansi(text).replace("\r\n", "\n").replace("\r", "\n")
+    found = list(BINARY_CHARS.finditer(text))
+    if not found:
+        return []
+    places = []
+    for match in found[:NOTED_POSITIONS]:
+        line = text.count("\n", 0, match.start()) + 1
+        column = match.start() - (text.rfind("\n", 0, match.start()) + 1) + 1
+        places.append(f"{match.group()!r} at line {line} column {column}")
+    more = f" and {len(found) - NOTED_POSITIONS} more" if len(found) > NOTED_POSITIONS else ""
+    return [f"{len(found)} control character(s) replaced by U+FFFD before parsing: {', '.join(places)}{more}"]
+
+
+def clean_text(tool: str, text: str) -> str:
+    """Normalized output: ANSI escapes removed, CRLF to LF, control characters replaced by U+FFFD (the
+    ``normalize`` notes say where); ParseError on binary data or no content."""
+    return normalize(tool, text)[0]
 
 
 def clean_lines(tool: str, text: str) -> list[str]:

@@ -1,29 +1,33 @@
 """``/etc/ufw/ufw.conf``: ``ENABLED=yes`` is what makes ufw's unit load the firewall at boot (``systemctl
-is-active ufw`` reports that unit); comments and the other settings are kept apart."""
+is-active ufw`` reports that unit); comments and the other settings are known, a line of another form is kept
+unread; without a readable ENABLED line the output is refused (it is the only fact)."""
 
 from __future__ import annotations
 
 import re
 
+from pytest_gpufabric.parsers.reading import Parsed, Reading, Unfit
 from pytest_gpufabric.parsers.registry import parser
-from pytest_gpufabric.parsers.textutil import clean_lines, fail
 
 TOOL = "ufw-conf"
 SETTING = re.compile(r"^([A-Z_]+)=\"?([^\"]*)\"?$")
 
 
 @parser(TOOL, "/etc/ufw/ufw.conf: whether ufw is enabled (ENABLED=yes|no)")
-def parse_ufw_conf(text: str) -> bool:
-    settings = {}
-    for line in clean_lines(TOOL, text):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        match = SETTING.match(stripped)
-        if not match:
-            fail(TOOL, f"expected '<NAME>=<value>' or a comment, found {stripped!r}")
-        settings[match.group(1)] = match.group(2)
-    enabled = settings.get("ENABLED")
-    if enabled not in ("yes", "no"):
-        fail(TOOL, f"ENABLED is {enabled!r}, expected yes or no")
-    return enabled == "yes"
+def parse_ufw_conf(text: str) -> Parsed[bool]:
+    reading = Reading(TOOL, text)
+    enabled: bool | None = None
+    for line in reading.content():
+        match = SETTING.match(line.stripped)
+        if line.stripped.startswith("#"):
+            reading.known(line)
+        elif not match:
+            reading.unread(line, "expected '<NAME>=<value>' or a comment")
+        elif match.group(1) != "ENABLED":
+            reading.known(line)
+        else:
+            with reading.row(line, scope="ENABLED"):
+                if match.group(2) not in ("yes", "no") or enabled is not None:
+                    raise Unfit(f"ENABLED is {match.group(2)!r}, expected yes or no, once")
+                enabled = match.group(2) == "yes"
+    return reading.done(enabled, nothing="no 'ENABLED=yes|no' line")  # type: ignore[arg-type]

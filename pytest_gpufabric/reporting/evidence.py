@@ -36,6 +36,10 @@ def evidence_data(context: CheckContext) -> dict[str, Any]:
         data["hint"] = context.failure_hint
     if context.pairs:
         data["pairs"] = context.pairs
+    if context.unread:
+        data["unread"] = [u.as_record() for u in context.unread]
+    if context.notes:
+        data["notes"] = list(context.notes)
     return data
 
 
@@ -67,10 +71,27 @@ def _measurement_table(context: CheckContext) -> str:
     return f"{title}<table>{head}{rails}</table>"
 
 
+def _unread_block(context: CheckContext, node: str, command: str) -> str:
+    """The lines of one output the parsers did not understand, and the notes on it (empty: none)."""
+    lines = [f"  line {u.unread.line}: {u.unread.text.strip()}    ({u.unread.reason})"
+             for u in context.unread if (u.node, u.command) == (node, command)]
+    notes = [note.split(": ", 1)[1] for note in context.notes if note.startswith(f"{node} `{command}`: ")]
+    block = ""
+    if lines:
+        block += f"\n[not understood: {len(lines)} line(s), their facts are not read]\n" + "\n".join(lines)
+    if notes:
+        block += "\n[notes]\n" + "\n".join(f"  {note}" for note in notes)
+    return block
+
+
 def _raw_outputs(context: CheckContext) -> str:
     parts = []
+    shown: set[tuple[str, str]] = set()
     for r in context.commands:
         body = _clip(r.stdout) + (f"\n[stderr]\n{_clip(r.stderr)}" if r.stderr else "")
+        if (r.node, r.command) not in shown:
+            body += _unread_block(context, r.node, r.command)
+            shown.add((r.node, r.command))
         parts.append(f"$ {r.command}    # on {r.node}, exit {r.exit_code}\n{body}")
     return "\n\n".join(parts)
 
@@ -99,6 +120,7 @@ def attach_evidence(item: pytest.Item, report: pytest.TestReport, context: Check
             allure.attach(
                 scrubber.scrub(
                     f"$ {r.command}\n# exit {r.exit_code}\n{r.stdout}" + (f"\n[stderr]\n{r.stderr}" if r.stderr else "")
+                    + _unread_block(context, r.node, r.command)
                 ),
                 name=scrubber.scrub(f"{r.node}: {r.command[:80]}"),
                 attachment_type=allure.attachment_type.TEXT,

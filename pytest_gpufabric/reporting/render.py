@@ -167,6 +167,9 @@ def render_html_in_chromium(
     return run.stdout
 
 
+HISTORY_SUFFIX = ".history"
+
+
 def generate_allure_report(
     results_dir: Path | str,
     report_dir: Path | str,
@@ -179,6 +182,8 @@ def generate_allure_report(
 
     ``single_file=True`` writes one self-contained index.html that opens from disk without a web server;
     the default layout keeps the data files (data/test-cases/*.json, widgets/summary.json) separate.
+    History carries over: the previous report's ``history/`` is kept beside it (``<report_dir>.history``) and
+    copied into the results before generating, so Allure's trend shows one point per report generated.
     """
     results = Path(results_dir).resolve()
     report = Path(report_dir).resolve()
@@ -186,16 +191,34 @@ def generate_allure_report(
         raise ReportToolError(f"no Allure results directory at {results} (run pytest with --alluredir)")
     cli = allure if allure is not None else find_allure()
     find_java()
-    argv = [str(cli), "generate", "--clean", "-o", str(report)]
-    if single_file:
-        argv.append("--single-file")
-    argv.append(str(results))
+    history = report.with_name(report.name + HISTORY_SUFFIX)
+    if history.is_dir():  # the previous report's trend data: Allure reads it from the results' history/
+        shutil.copytree(history, results / "history", dirs_exist_ok=True)
+    if single_file:  # a one-file report keeps no history folder: generate the folder layout for it first
+        _allure_generate(cli, results, history.with_name(history.name + ".report"), False, timeout_s)
+        _keep_history(history.with_name(history.name + ".report"), history, remove_report=True)
+    _allure_generate(cli, results, report, single_file, timeout_s)
+    if not single_file:
+        _keep_history(report, history)
+    return report
+
+
+def _allure_generate(cli: Path, results: Path, report: Path, single_file: bool, timeout_s: float) -> None:
+    argv = [str(cli), "generate", "--clean", "-o", str(report), *(["--single-file"] if single_file else []), str(results)]
     run = run_bounded(argv, timeout_s, env=ALLURE_ENV)
     if run.exit_code != 0 or not (report / "index.html").is_file():
         raise ReportToolError(
             f"allure generate failed for {results} (exit {run.exit_code}): {_last_lines(run.stderr or run.stdout)}"
         )
-    return report
+
+
+def _keep_history(report: Path, history: Path, *, remove_report: bool = False) -> None:
+    """Keep a report's history/ beside it (``<report>.history``) for the next report's trend."""
+    if (report / "history").is_dir():
+        shutil.rmtree(history, ignore_errors=True)
+        shutil.copytree(report / "history", history)
+    if remove_report:
+        shutil.rmtree(report, ignore_errors=True)
 
 
 def _last_lines(text: str, count: int = 5) -> str:

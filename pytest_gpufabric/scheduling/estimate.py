@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from pytest_gpufabric.expectations import Profile
 from pytest_gpufabric.measuring.engine import RoundPlan
+from pytest_gpufabric.measuring.mesh import MeshPlan, MeshSpec
 
 WARN_AFTER_S = 3 * 3600.0  # "a few hours"
 
@@ -89,3 +90,20 @@ def estimate_lines(sweeps: list[CheckSweep], profile: Profile, policy: str, fano
                      f"{duration_text(WARN_AFTER_S)}; --pair-policy=rounds:{rounds} measures {rounds} rounds per check "
                      f"(about {duration_text(rounds * round_s)})")
     return lines
+
+
+def mesh_estimate_lines(plan: MeshPlan, spec: MeshSpec) -> list[str]:
+    """The line printed before a mesh check: its nodes, waves and the time of its busiest node's probes (all
+    nodes of a wave probe at once, so a wave takes about that long)."""
+    probing = [name for wave in plan.waves for name in wave]
+    if not probing:
+        return []
+    busiest = max(probing, key=lambda name: len(plan.peers[name]))
+    ways = "both ways" if getattr(spec, "both_ways", True) else "one way"
+    head = (f"{plan.check_id} mesh: {len(probing)} nodes, each probing its peers (up to {len(plan.peers[busiest])}) at once "
+            f"and {ways}, {len(plan.waves)} wave(s); {len(plan.items)} node-pair items")
+    seconds = spec.seconds(plan.nodes[busiest], plan.peers[busiest])
+    how = getattr(spec, "how", lambda: "")()
+    if seconds is None:
+        return [f"{head}; no estimate ({how}: no document gives the time of one probe)"]
+    return [f"{head}; estimated {duration_text(seconds * len(plan.waves))} ({how})"]

@@ -24,7 +24,7 @@ import pytest
 from pytest_gpufabric.checks.localization import (
     PairOutcome,
     localize,
-    split_pair_id,
+    record_pair_outcomes,
     summary_lines,
 )
 from pytest_gpufabric.errors import MeasurementMissing, UsageError
@@ -40,11 +40,13 @@ from pytest_gpufabric.measuring.control import RunControl, traffic_bound
 from pytest_gpufabric.results import PROPERTY_KEY
 from pytest_gpufabric.scheduling.ordering import order_items_in_rounds, ordering_keys
 from pytest_gpufabric.scheduling.pair_option import rounds_summary
-from pytest_gpufabric.scheduling.estimate import CheckSweep, estimate_lines, planned_sweeps
+from pytest_gpufabric.scheduling.estimate import CheckSweep, estimate_lines, mesh_estimate_lines, planned_sweeps
 from pytest_gpufabric.scheduling.progress import RoundProgress
 from pytest_gpufabric.scheduling.round_plan import plan_rounds
 from pytest_gpufabric.scheduling.stopping import StopWatch, stop_on_signals
 from pytest_gpufabric.measuring.engine import RoundEngine
+from pytest_gpufabric.measuring.mesh import MeshEngine, mesh_plan
+from pytest_gpufabric.checks.connectivity import mesh_spec
 from pytest_gpufabric.targets import NicPairTarget, NodePairTarget
 
 LOCK_DIR_INPUT = "gpufabric_lock_dir"
@@ -99,8 +101,13 @@ class SchedulingPlugin:
         self.engine = RoundEngine(
             lambda node, command, timeout_s, cached, item, guard: session.run(node, command, timeout_s, cached, item, guard),
             self._rails, self.locks, self.run_dir / "rounds", self.schedule, self.worker, session.fanout,
-            RunControl(self.marks, self.stop, bound_of, guard_of))
+            shares=int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) if self.is_worker else 1,
+            control=RunControl(self.marks, self.stop, bound_of, guard_of))
         session.round_engine = self.engine
+        self.mesh = MeshEngine(  # a node's mesh command is guarded too (its PID file: stopped with the run's traffic)
+            lambda node, command, timeout_s, item: session.run(node, command, timeout_s, False, item, guard_of(node, ())),
+            self.run_dir / "rounds", self.stop.reason)
+        session.mesh_engine = self.mesh
         self.progress = RoundProgress(self._progress_line)
         self._terminal: Any = None
         self._sweeps_file = self.run_dir / "sweeps.json"  # the workers' plan, for the controller
@@ -156,7 +163,14 @@ class SchedulingPlugin:
 
     def _rail_check(self, check_id: str | None) -> bool:
         """A check judged per NIC pair (its node-pair items are measured by the round engine)."""
-        return check_id is not None and check_id in self.fabric.catalog and self.fabric.catalog.get(check_id).scope == "nic_pair"
+        if check_id is None or check_id not in self.fabric.catalog:
+            return False
+        spec = self.fabric.catalog.get(check_id)
+        return spec.scope == "nic_pair" and spec.measured != "mesh"
+
+    def _mesh_check(self, check_id: str | None) -> bool:
+        """A check measured as a mesh (``measuring.mesh``): no per-item locks, no rounds, before the traffic."""
+        return check_id is not None and check_id in self.fabric.catalog and self.fabric.catalog.get(check_id).measured == "mesh"
 
     def _rails(self, check_id: str, target: NodePairTarget) -> tuple[NicPairTarget, ...]:
         """The NIC pairs a node-pair item measures: every rail, or the failed ones of a rerun."""
@@ -167,36 +181,48 @@ class SchedulingPlugin:
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """The rounds of the final items (after -k, --lf and every other selection), and the sweep estimate."""
         members: list[tuple[str, str, NodePairTarget]] = []  # (node id, check id, node pair) of each rail item
-        rail_checks: dict[CheckTest, bool] = {}
+        meshes: dict[str, dict[str, tuple[str, str]]] = {}  # mesh check -> its items' node pairs
+        kinds: dict[CheckTest, str] = {}
         for item in session.items:
             test = self.tests.of(item)
-            rail_check = rail_checks.get(test)
-            if rail_check is None:
-                rail_check = rail_checks[test] = self._rail_check(test.check_id)
-            target = test.target(item) if rail_check else None
-            if isinstance(target, NodePairTarget) and not test.skipped(item):
+            kind = kinds.get(test)
+            if kind is None:
+                kind = kinds[test] = ("mesh" if self._mesh_check(test.check_id)
+                                      else "rails" if self._rail_check(test.check_id) else "")
+            target = test.target(item) if kind else None
+            if not isinstance(target, NodePairTarget) or test.skipped(item):
+                continue
+            if kind == "mesh":
+                meshes.setdefault(str(test.check_id), {})[item.nodeid] = (target.a.name, target.b.name)
+            else:
                 members.append((item.nodeid, str(test.check_id), target))
         plans = plan_rounds(members, lambda member: member[1], lambda member: member[0],
                             lambda member: (member[2].a.name, member[2].b.name), lambda member: member[2])
         self.engine.plan(plans)
+        mesh_plans = [mesh_plan(check_id, self.fabric.inventory.nodes, self.node_pairs, items, self.fabric.fanout,
+                                both_ways=mesh_spec(check_id).both_ways) for check_id, items in meshes.items()]
+        self.mesh.plan(mesh_plans, {plan.check_id: mesh_spec(plan.check_id) for plan in mesh_plans})
         sweeps = planned_sweeps(plans)
+        mesh_lines = [line for plan in mesh_plans for line in mesh_estimate_lines(plan, mesh_spec(plan.check_id))]
         if not hasattr(self.config, "workerinput"):
-            self._print_estimate(sweeps)
+            self._print_estimate(sweeps, mesh_lines)
             return
         self._sweeps_file.parent.mkdir(parents=True, exist_ok=True)
         partial = self._sweeps_file.with_suffix(f".{os.getpid()}.partial")
-        partial.write_text(json.dumps([sweep.as_dict() for sweep in sweeps]), encoding="utf-8")
+        partial.write_text(json.dumps({"sweeps": [sweep.as_dict() for sweep in sweeps], "meshes": mesh_lines}),
+                           encoding="utf-8")
         os.replace(partial, self._sweeps_file)  # every worker plans the same rounds
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
         """The controller never collects: it prints the estimate its first worker wrote."""
         if not self._estimated and self._sweeps_file.is_file():
-            self._print_estimate([CheckSweep(**raw) for raw in json.loads(self._sweeps_file.read_text(encoding="utf-8"))])
+            planned = json.loads(self._sweeps_file.read_text(encoding="utf-8"))
+            self._print_estimate([CheckSweep(**raw) for raw in planned["sweeps"]], planned["meshes"])
 
-    def _print_estimate(self, sweeps: list[CheckSweep]) -> None:
+    def _print_estimate(self, sweeps: list[CheckSweep], mesh_lines: list[str]) -> None:
         self._estimated = True
-        for line in estimate_lines(sweeps, self.fabric.profile, self.policy.describe(), self.fabric.fanout):
+        for line in [*mesh_lines, *estimate_lines(sweeps, self.fabric.profile, self.policy.describe(), self.fabric.fanout)]:
             self._progress_line(line)
 
     @pytest.hookimpl(trylast=True)
@@ -207,8 +233,9 @@ class SchedulingPlugin:
         for item in items:
             test = self.tests.of(item)
             is_traffic = exclusive_tests.get(test)
-            if is_traffic is None:
-                is_traffic = exclusive_tests[test] = test.check_id is not None and is_exclusive(test.check_id)
+            if is_traffic is None:  # mesh checks hold no NIC: they run first, before the traffic
+                is_traffic = exclusive_tests[test] = (test.check_id is not None and is_exclusive(test.check_id)
+                                                      and not self._mesh_check(test.check_id))
             target = test.target(item) if is_traffic else None
             if target is not None:
                 exclusive.append((item, ordering_keys(target)))
@@ -219,7 +246,8 @@ class SchedulingPlugin:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:
         resources = self._resources(item)
-        if not resources or self._rail_item(item):  # rail items: the round engine holds the locks
+        if not resources or self._rail_item(item) or self._mesh_check(self.tests.of(item).check_id):
+            # rail items: the round engine holds the locks; mesh items probe with ICMP and ssh, no NIC of their own
             return (yield)
         with self.locks.hold(resources, owner=f"{item.nodeid} [{self.worker}]"):
             reason = self.stop.reason()
@@ -243,12 +271,24 @@ class SchedulingPlugin:
             report.user_properties.append((ROUND_KEY, {
                 "check": plan.check_id, "number": plan.number, "total": plan.total, "members": len(plan.members),
                 "started": self.engine.started(plan)}))
+        check_id = self.tests.of(item).check_id
+        mesh = self.mesh.plan_of(check_id) if report.when == "call" and check_id else None
+        if mesh is not None and item.nodeid in mesh.items:
+            wave = mesh.item_wave(item.nodeid)
+            report.user_properties.append((ROUND_KEY, {
+                "check": mesh.check_id, "number": wave, "total": len(mesh.waves), "members": mesh.members(wave),
+                "started": self.mesh.started(mesh.check_id), "kind": "mesh",
+                "probed_s": self.mesh.probed_s(mesh.check_id, wave)}))
         return report
 
     def _progress_line(self, line: str) -> None:
+        """A line of its own, also after pytest's progress dots."""
         if self._terminal is None:
             self._terminal = self.config.pluginmanager.get_plugin("terminalreporter")
         if self._terminal is not None:
+            writer = self._terminal._tw
+            if writer.width_of_current_line:
+                writer.line()
             self._terminal.write_line(line)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -260,18 +300,13 @@ class SchedulingPlugin:
         round_info = next((value for key, value in report.user_properties if key == ROUND_KEY), None)
         if isinstance(round_info, dict) and not hasattr(self.config, "workerinput"):
             pairs = data.get("pairs") or ()
-            self.progress.add(round_info, len(pairs), sum(pair["outcome"] != "passed" for pair in pairs))
-        check_id = str(data["check_id"])
-        for pair in data.get("pairs") or ():  # node-pair items: localize per NIC pair
-            self.outcomes.append(PairOutcome(check_id, f"{pair['node_a']}/{pair['nic_a']}", f"{pair['node_b']}/{pair['nic_b']}",
-                                             pair["outcome"] == "failed"))
-        if data.get("pairs"):
-            return
-        ends = split_pair_id(str(data["target"]))
-        if ends is None:
-            return
-        failed = report.failed and not data.get("error_kind")
-        self.outcomes.append(PairOutcome(check_id, ends[0], ends[1], failed))
+            if round_info.get("kind") == "mesh":
+                self.progress.add(round_info, 1, int(report.outcome != "passed"))
+            else:
+                self.progress.add(round_info, len(pairs), sum(pair["outcome"] != "passed" for pair in pairs))
+        outcome = "failed" if report.failed and not data.get("error_kind") else "other"
+        self.outcomes.extend(record_pair_outcomes({"check_id": data["check_id"], "item": data["target"],
+                                                   "outcome": outcome, "pairs": data.get("pairs")}))
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if hasattr(self.config, "workerinput"):
@@ -300,6 +335,7 @@ class SchedulingPlugin:
         self.engine.close(interrupted=interrupted)
         if interrupted or self.stop.reason() is not None:
             self._stop_traffic(self.stop.reason() or "interrupted")
+        self.mesh.close()  # a wave still running ends by its bound, or by the stop above
         self._stop_watching()  # no traffic is left to stop: a signal now only ends the process
 
     def _stop_watching(self) -> None:

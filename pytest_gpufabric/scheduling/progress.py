@@ -38,5 +38,10 @@ class RoundProgress:
         done, total = self._rounds_done[check], int(info["total"])
         elapsed = now - started
         remaining = elapsed / done * (total - done)
+        if info.get("kind") == "mesh":  # a wave of nodes probing their peers; its items judged
+            probed = f"nodes probed in {info['probed_s']:.1f} s, " if info.get("probed_s") is not None else ""
+            self.write(f"{check} mesh wave {info['number']}/{total} done: {probed}{self._pairs[check]} node pairs judged, "
+                       f"{self._failures[check]} failing so far, elapsed {elapsed:.1f} s, remaining ~{remaining:.0f} s")
+            return
         self.write(f"{check} round {info['number']}/{total} done ({done}/{total} rounds): {self._pairs[check]} NIC pairs "
                    f"measured, {self._failures[check]} failing so far, elapsed {elapsed:.1f} s, remaining ~{remaining:.0f} s")

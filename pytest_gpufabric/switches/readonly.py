@@ -19,6 +19,8 @@ _EOS = (
     r"show interfaces counters( discards| errors)?( \| json)?",
     rf"show priority-flow-control( interfaces {_PORT})?( counters( watchdog)?| status)?( \| json)?",
     r"show version( \| json)?",
+    r"show lldp neighbors( \| json)?",  # CAB-001
+    r"show mac address-table",  # CAB-001
 )
 _SONIC = (
     r"show interfaces (status|counters)",
@@ -28,12 +30,18 @@ _SONIC = (
     r"show version",
     r"sonic-cfggen -d --print-data",
     r"cat /etc/sonic/config_db\.json",
+    r"show lldp (table|neighbors)",  # CAB-001
+    r"show mac",  # CAB-001
 )
+_JUNOS_DISPLAY = r"( \| display (json|xml|set))?"
 _JUNOS = (
-    r"show configuration( class-of-service| interfaces)?( \| display json)?",
-    rf"show interfaces( extensive)?( {_PORT})?( \| display json)?",
-    rf"show class-of-service interface( {_PORT})?( \| display json)?",
-    r"show version( \| display json)?",
+    rf"show configuration( class-of-service| interfaces( {_PORT})?)?{_JUNOS_DISPLAY}",
+    rf"show interfaces( extensive| queue| statistics)?( {_PORT})?( extensive)?{_JUNOS_DISPLAY}",
+    rf"show class-of-service (interface|congestion-notification|forwarding-class|classifier|scheduler-map)( {_PORT})?"
+    rf"{_JUNOS_DISPLAY}",
+    rf"show version{_JUNOS_DISPLAY}",
+    r"show lldp neighbors",  # CAB-001
+    r"show ethernet-switching table",  # CAB-001
 )
 READ_ONLY_FORMS: dict[str, tuple[re.Pattern[str], ...]] = {
     os_name: tuple(re.compile(form) for form in forms)

@@ -24,6 +24,7 @@ from filelock import FileLock
 from pytest_gpufabric.checks.switches import read_counters
 from pytest_gpufabric.errors import GpufabricError, MeasurementMissing, ParseError
 from pytest_gpufabric.exclusive.names import is_traffic
+from pytest_gpufabric.parsers.reading import facts_of
 from pytest_gpufabric.switches.facts import PortCounters
 from pytest_gpufabric.transport.base import CommandResult
 
@@ -98,7 +99,7 @@ class CounterSnapshots:
             outputs: list[CommandResult] = []
             try:
                 counters = read_counters(self._run(phase, outputs), switch, _parse)
-                snapshot[switch_name] = {p: asdict(counters[p]) for p in names if p in counters}
+                snapshot[switch_name] = {p: counters[p].as_plain() for p in names if p in counters}
             except GpufabricError as exc:
                 snapshot[switch_name] = {"error": str(exc)}
             snapshot[switch_name][EVIDENCE] = [asdict(result) for result in outputs]
@@ -134,7 +135,7 @@ class CounterSnapshots:
 
 def _parse(parse: Callable[[str], Any], result: CommandResult) -> Any:
     try:
-        return parse(result.stdout)
+        return facts_of(parse(result.stdout))
     except ParseError as exc:
         raise MeasurementMissing(f"{result.node}: `{result.command}`: {exc}") from None
 
@@ -147,7 +148,7 @@ def _port(snapshot: Snapshot, switch: str, port: str, phase: str) -> PortCounter
         raise MeasurementMissing(f"{switch}: counters {phase} the traffic tests: {ports['error']}")
     if port not in ports or port == EVIDENCE:
         raise MeasurementMissing(f"{switch}: port {port} is not in the counters {phase} the traffic tests")
-    return PortCounters(**ports[port])
+    return PortCounters.from_plain(ports[port])
 
 
 def register(config: pytest.Config, session: Any, item_info: Callable[[pytest.Item], tuple[str | None, Any]]) -> None:

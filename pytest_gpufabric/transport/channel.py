@@ -50,13 +50,15 @@ def run_on_channel(transport: paramiko.Transport, command: str, wait_s: float) -
     try:
         channel.exec_command(command)
         channel.shutdown_write()
+        ready = select.poll()  # not select(): a controller of 1,024 nodes has file descriptors above 1,023
+        ready.register(channel.fileno(), select.POLLIN)
         while not (channel.eof_received or channel.closed):
             if _drain(channel, stdout, stderr):
                 continue
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return ChannelResult(_decode(stdout), _decode(stderr), None)
-            select.select([channel], [], [], remaining)  # the channel's pipe: data or end of output
+            ready.poll(remaining * 1000)  # the channel's pipe: data or end of output
         _drain(channel, stdout, stderr)
         if not channel.status_event.wait(max(0.0, deadline - time.monotonic())):
             return ChannelResult(_decode(stdout), _decode(stderr), None)

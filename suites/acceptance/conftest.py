@@ -18,12 +18,3 @@ def profile_peers(request: pytest.FixtureRequest) -> tuple[Node, ...]:
     )
     own = session.profile_for(target.nodes).name
     return tuple(n for n in session.inventory.nodes if session.profile_for((n,)).name == own)
-
-
-@pytest.fixture
-def host_ports(request: pytest.FixtureRequest) -> tuple[str, ...]:
-    """The ports of the item's switch that the inventory cables to a NIC (its host-facing ports)."""
-    session = request.config.stash[SESSION_KEY]
-    switch = request.getfixturevalue("switch").switch
-    return tuple(nic.switch_port for node in session.inventory.nodes for nic in node.nics
-                 if nic.switch == switch.name and nic.switch_port)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_gpufabric.applicability import not_applicable
 from pytest_gpufabric.checks.collectives import (
     EIGHT_GB,
     SWEEP,
@@ -40,7 +41,7 @@ def _multi_node(cluster: ClusterTarget, gpufabric: CheckContext, launcher: str, 
                 debug: str | None = None) -> tuple[str, str]:
     """Launch ``collective`` over every node, one rank per GPU (S0 8.7.2); returns (node, stdout)."""
     if len(cluster.nodes) < 2:
-        pytest.skip("a multi-node collective needs at least two nodes")
+        not_applicable("a multi-node collective needs at least two nodes")
     plan = launch_plan(cluster.nodes, len(cluster.nodes[0].gpus), debug)
     command = launch_command(launcher, plan, perf_program(collective, begin, "16G", 1), f"{HOSTFILE}-{collective}")
     result = gpufabric.run(cluster.nodes[0].name, command, timeout_s=COLLECTIVE_TIMEOUT_S, cached=True)

@@ -1,47 +1,35 @@
-"""Connectivity between nodes: ping mesh, jumbo frames end to end, passwordless SSH (NET-001, NET-002, HOST-008)."""
+"""Connectivity between nodes as meshes: ping mesh, jumbo frames end to end, passwordless SSH (NET-001, NET-002,
+HOST-008). Every node probes all its peers at once (``measuring.mesh``, ``checks.mesh_commands``); each node-pair
+item judges the probes of its two nodes, both ways."""
 
 from __future__ import annotations
 
 import pytest
 
-from pytest_gpufabric.checks.connectivity import (
-    describe,
-    jumbo_ping_command,
-    loss_percent,
-    nic_addresses,
-    ping_command,
-    ssh_probe_command,
-)
-from pytest_gpufabric.context import CheckContext, parse_output
-from pytest_gpufabric.measuring.rails import RailRunner
-from pytest_gpufabric.parsers.ping import parse_ping
-from pytest_gpufabric.targets import NicPairTarget, NodePairTarget
-from pytest_gpufabric.verdict import Judged
+from pytest_gpufabric.checks.connectivity import jumbo_values, ping_values, ssh_values
+from pytest_gpufabric.context import CheckContext
+from pytest_gpufabric.measuring.rails import RailMeasurement
+from pytest_gpufabric.targets import NodePairTarget
 
 
 @pytest.mark.check("NET-001")
 def test_ping_mesh(node_pair: NodePairTarget, gpufabric: CheckContext) -> None:
-    values = []
-    for source in nic_addresses(node_pair.a):
-        for destination in nic_addresses(node_pair.b):
-            result = gpufabric.parse(parse_ping, gpufabric.run(node_pair.a.name, ping_command(source.address, destination.address)))
-            where = f"{source.name} ({source.address}) -> {destination.name} ({destination.address})"
-            values.append(("loss_percent", loss_percent(result), where, describe(result)))
-    gpufabric.expect_each(values)
+    values = ping_values(gpufabric.mesh(), node_pair.a, node_pair.b)
+    gpufabric.expect_probes("loss_percent", values, f"NIC pairs answered, both ways (S0 2.4.3: {len(values)} probed)")
 
 
 @pytest.mark.check("NET-002")
 def test_jumbo_frames(node_pair: NodePairTarget, gpufabric: CheckContext) -> None:
-    def measure(runner: RailRunner, pair: NicPairTarget) -> list[Judged]:
-        source, destination = str(pair.nic_a.address), str(pair.nic_b.address)
-        result = parse_output(parse_ping, runner.run(pair.node_a.name, jumbo_ping_command(source, destination)))
-        return [("loss_percent", loss_percent(result), f"{pair.id} ({source} -> {destination}, 8972 bytes, DF)", describe(result))]
-    gpufabric.expect_rails(gpufabric.measure_rails(measure), lambda values: values)
+    outputs = gpufabric.mesh()
+    rails = []
+    for pair in gpufabric.rail_pairs:
+        values = jumbo_values(outputs, pair.node_a, pair.nic_a, pair.node_b, pair.nic_b, pair.id)
+        missing = [f"{where}: {detail}" for measured, where, detail in values if measured is None]
+        rails.append(RailMeasurement(pair, None, (), "MeasurementMissing", "; ".join(missing)) if missing
+                     else RailMeasurement(pair, [("loss_percent", *value) for value in values], ()))
+    gpufabric.expect_rails(rails, lambda judged: judged)
 
 
 @pytest.mark.check("HOST-008")
 def test_passwordless_ssh(node_pair: NodePairTarget, gpufabric: CheckContext) -> None:
-    result = gpufabric.run(node_pair.a.name, ssh_probe_command(node_pair.b.address))
-    detail = (result.stderr or result.stdout).strip().splitlines()[-1:] or [""]
-    gpufabric.expect("exit_code", result.exit_code, where=f"{node_pair.a.name} -> {node_pair.b.name} ({node_pair.b.address})",
-                     detail=detail[0][:200])
+    gpufabric.expect_probes("exit_code", ssh_values(gpufabric.mesh(), node_pair.a, node_pair.b), "logins without a password")

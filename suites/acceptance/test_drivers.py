@@ -39,12 +39,14 @@ ABI_HINT = (
 
 def _check_module(node: NodeTarget, gpufabric: CheckContext, peers: tuple[Node, ...], module: str) -> None:
     """Loaded, at the profile's version, and the same version as on every node of the profile."""
-    versions = {peer.name: module_version(gpufabric, peer.name, module) for peer in peers}
-    gpufabric.expect_each([
-        ("loaded", not missing_modules(loaded_modules(gpufabric, node.id), [module]), None, f"loaded modules of {node.id}"),
-        ("version", gpufabric.require(versions[node.id], f"modinfo {module} version"), None,
-         consistency_detail(f"{module} version", versions)),
-    ])
+    with gpufabric.part():
+        loaded = not missing_modules(loaded_modules(gpufabric, node.id), [module])
+        gpufabric.judge("loaded", loaded, detail=f"loaded modules of {node.id}")
+    with gpufabric.part():
+        versions = {peer.name: module_version(gpufabric, peer.name, module) for peer in peers}
+        gpufabric.judge("version", gpufabric.require(versions[node.id], f"modinfo {module} version"),
+                        detail=consistency_detail(f"{module} version", versions))
+    gpufabric.settle()
 
 
 @pytest.mark.check("DRV-001")
@@ -59,14 +61,18 @@ def test_bnxt_re_version(node: NodeTarget, gpufabric: CheckContext, profile_peer
 
 @pytest.mark.check("DRV-003")
 def test_peer_memory_support(node: NodeTarget, gpufabric: CheckContext) -> None:
-    result = gpufabric.run(node.id, sh("grep", PEER_MEMORY_SYMBOL, "/proc/kallsyms"))
-    # grep exits 1 with no output when the symbol is absent: peer memory not loaded (the catalog hint)
-    symbols = gpufabric.parse(parse_kallsyms, result) if result.exit_code == 0 else KernelSymbols(())
-    values = [("peer_memory_provider", peer_memory_provider(symbols), None, f"{PEER_MEMORY_SYMBOL} in /proc/kallsyms")]
+    with gpufabric.part():
+        result = gpufabric.run(node.id, sh("grep", PEER_MEMORY_SYMBOL, "/proc/kallsyms"))
+        if result.exit_code not in (0, 1):  # grep: 1 is "no line matched", 2 and above an error (unreadable file)
+            gpufabric.require(None, f"{PEER_MEMORY_SYMBOL} in /proc/kallsyms (grep exit {result.exit_code})")
+        # grep exits 1 with no output when the symbol is absent: peer memory not loaded (the catalog hint)
+        symbols = gpufabric.parse(parse_kallsyms, result) if result.exit_code == 0 else KernelSymbols(())
+        gpufabric.judge("peer_memory_provider", peer_memory_provider(symbols), detail=f"{PEER_MEMORY_SYMBOL} in /proc/kallsyms")
     if node.node.platform.gpu_vendor == "nvidia":
-        loaded = not missing_modules(loaded_modules(gpufabric, node.id), ["nvidia_peermem"])
-        values.append(("nvidia_peermem_loaded", loaded, None, "loaded modules"))
-    gpufabric.expect_each(values)
+        with gpufabric.part():
+            loaded = not missing_modules(loaded_modules(gpufabric, node.id), ["nvidia_peermem"])
+            gpufabric.judge("nvidia_peermem_loaded", loaded, detail="loaded modules")
+    gpufabric.settle()
 
 
 @pytest.mark.check("DRV-004")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import pytest
 
 from pytest_gpufabric.checks.perf import (
     Judged,
+    PairOutcomes,
     PerftestLeg,
     PerftestOutcome,
     bandwidth_judgements,
@@ -16,6 +17,7 @@ from pytest_gpufabric.checks.perf import (
     run_concurrent_legs,
     run_leg,
     run_legs,
+    run_node_pair_legs,
 )
 from pytest_gpufabric.checks.perf_commands import (
     BW_FLAGS,
@@ -31,7 +33,7 @@ from pytest_gpufabric.checks.perf_plan import (
 )
 from pytest_gpufabric.context import CheckContext
 from pytest_gpufabric.errors import MeasurementMissing
-from pytest_gpufabric.measuring.rails import Measure, RailRunner
+from pytest_gpufabric.measuring.rails import NodePairMeasure, RailRunner
 from pytest_gpufabric.parsers.perftest import uses_gpu_memory
 from pytest_gpufabric.scheduling.plugin import parse_duration
 from pytest_gpufabric.targets import NicGpuPairTarget, NicPairTarget, NodePairTarget
@@ -39,11 +41,12 @@ from pytest_gpufabric.targets import NicGpuPairTarget, NicPairTarget, NodePairTa
 SOAK_INTERVAL_S = 60  # PERF-008: one judged ib_write_bw run per minute of the soak
 
 
-def _legs_measure(check_id: str, legs_of: Callable[[NicPairTarget], list[PerftestLeg]]) -> Measure[list[PerftestOutcome]]:
-    """Measure one NIC pair: its legs one after the other (files named after the NIC pair)."""
-    def measure(runner: RailRunner, pair: NicPairTarget) -> list[PerftestOutcome]:
-        return run_legs(runner, check_id, pair.id, legs_of(pair))
-    return measure
+def _legs_measure(check_id: str, legs_of: Callable[[NicPairTarget], list[PerftestLeg]]) -> NodePairMeasure[list[PerftestOutcome]]:
+    """Measure every NIC pair of a node pair together: each pair's legs one after the other, all rails at once,
+    one command per node and step (files named after the NIC pair)."""
+    def measure(runner: RailRunner, pairs: Sequence[NicPairTarget]) -> PairOutcomes:
+        return run_node_pair_legs(runner, check_id, [(pair.id, legs_of(pair)) for pair in pairs])
+    return NodePairMeasure(measure)
 
 
 def _bandwidth_values(outcomes: list[PerftestOutcome]) -> list[Judged]:

@@ -17,8 +17,9 @@ from pytest_gpufabric.commands import sh
 from pytest_gpufabric.discovery.assemble import Declared, assemble_site
 from pytest_gpufabric.discovery.node_reader import pci_path_command
 from pytest_gpufabric.discovery.probe import (
-    AMD_GPUS, DETECT_VIRT, IP_RULES, IPV4_ADDRESSES, LLDP_NEIGHBORS, NVIDIA_GPUS, RDMA_LINKS, route_table_command,
+    AMD_GPUS, IP_RULES, IPV4_ADDRESSES, LLDP_NEIGHBORS, NVIDIA_GPUS, NVIDIA_TOPOLOGY, RDMA_LINKS, route_table_command,
 )  # fmt: skip
+from pytest_gpufabric.discovery.virtualization import DETECT_VIRT
 from pytest_gpufabric.discovery.runner import discover_nodes
 from pytest_gpufabric.discovery.site_yaml import render_site
 from pytest_gpufabric.discovery.targets import targets_from_nodeset
@@ -35,12 +36,30 @@ def _bdf(bus: int) -> str:
     return f"0000:{bus:02x}:00.0"
 
 
+def _topology() -> str:
+    """``nvidia-smi topo -m`` of the node in the layout of a real HGX H100 capture (fixtures/outputs/nvidia-smi-topo/
+    sglang_issue30401_h100x8_driver570_nic_pix.txt): NIC r is PIX to GPU r, NODE within its NUMA node, SYS across."""
+    def near(a: int, b: int) -> str:
+        return "NODE" if a // 4 == b // 4 else "SYS"
+
+    rows = ["\t" + "\t".join([*(f"GPU{i}" for i in range(RAILS)), *(f"NIC{i}" for i in range(RAILS))]) + "\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID"]
+    for g in range(RAILS):
+        cells = [" X " if g == h else "NV18" for h in range(RAILS)] + ["PIX" if g == r else near(g, r) for r in range(RAILS)]
+        rows.append("\t".join([f"GPU{g}", *cells, "0-47" if g < 4 else "48-95", str(g // 4), "", "N/A"]))
+    for r in range(RAILS):
+        cells = ["PIX" if g == r else near(g, r) for g in range(RAILS)] + [" X " if r == o else near(r, o) for o in range(RAILS)]
+        rows.append("\t".join([f"NIC{r}", *cells]))
+    legend = "".join(f"  NIC{r}: bnxt_re{r}\n" for r in range(RAILS))
+    return "\n".join(rows) + "\n\nLegend:\n\n  X    = Self\n  PIX  = Connection traversing at most a single PCIe bridge\n\nNIC Legend:\n\n" + legend
+
+
 def _node_outputs(n: int) -> dict[str, tuple[str, int]]:
     host = f"{n // 250}.{n % 250 + 1}"
     out: dict[str, tuple[str, int]] = {
         AMD_GPUS: ("bash: line 1: rocm-smi: command not found\n", 127),
         NVIDIA_GPUS: ("index, pci.bus_id, name\n" + "".join(f"{i}, 0000{_bdf(b).upper()}, NVIDIA H200\n" for i, b in enumerate(GPU_BUSES)), 0),
         DETECT_VIRT: ("none\n", 1),
+        NVIDIA_TOPOLOGY: (_topology(), 0),
         LLDP_NEIGHBORS: ("", 0),  # lldpd runs but sees no neighbor (as captured in fixtures/outputs/lldpctl-keyvalue)
         RDMA_LINKS: ("".join(f"link bnxt_re{r}/1 state ACTIVE physical_state LINK_UP netdev enp{GPU_BUSES[r] + 1}s0np0 \n" for r in range(RAILS)), 0),
         IPV4_ADDRESSES: ("".join(f"{r + 4}: enp{GPU_BUSES[r] + 1}s0np0    inet 10.{r}.{host}/16 brd 10.{r}.255.255 scope global enp{GPU_BUSES[r] + 1}s0np0\\       valid_lft forever preferred_lft forever\n" for r in range(RAILS)), 0),
@@ -93,6 +112,7 @@ def test_discovery_of_256_nodes_by_8_rails(recording: Path, tmp_path: Path, benc
     nics = [nic for node in inventory.nodes for nic in node.nics]
     assert len(inventory.nodes) == NODES and len(nics) == NODES * RAILS
     assert all(nic.gpu == nic.rail for nic in nics)  # bnxt_re<r> below GPU <r>'s switch, on rail r
+    assert "check the pairing" not in text and text.count("nvidia-smi topo -m agrees") == NODES * RAILS
     assert {nic.rail for nic in nics} == set(range(RAILS))
     figures = {"read_s": round(read_s, 2), "assemble_render_s": round(build_s, 2), "validate_s": round(validate_s, 2),
                "lines": text.count("\n")}  # fmt: skip

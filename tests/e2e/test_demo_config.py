@@ -68,7 +68,11 @@ def recorded_commands() -> list[str]:
 
 # The suite's own scratch files (benchmark logs under /tmp/gpufabric-*) may be written and removed; that
 # changes no setting of the node.
-OWN_SCRATCH = re.compile(r"(\d?>>?\s*|\brm\s+-f\s+)/tmp/gpufabric-\S+|2>&1|2>\s*/dev/null")
+# A node script's own folder ``d`` (``mktemp -d /tmp/gpufabric-node.XXXXXX``, checks/node_scripts.py) and the PID files
+# of its servers ("$pid", /tmp/gpufabric-* too) are the same kind of scratch.
+OWN_SCRATCH = re.compile(r"(\d?>>?\s*|\brm\s+-r?f\s+)(/tmp/gpufabric-\S+|\"\$d(/[^\"]*)?\"|\"\$pid\")|2>&1|\d?>\s*/dev/null"
+                         r"|\bmktemp -d /tmp/gpufabric-\S+|< /dev/null"
+                         r"|'(?:server|client) [^']*'")  # a node script's quoted program labels ("node01/x->node02/x")
 
 
 def setters_in(command: str) -> list[str]:

@@ -65,7 +65,7 @@ def test_injected_faults_fail(serial: Any) -> None:
 
 
 def test_node_pair_items_keep_one_verdict_per_rail(serial: Any) -> None:
-    record = serial[3][f"suites/acceptance/test_perftest.py::test_nic_switch_nic_bandwidth[node01->node03]"]
+    record = serial[3]["suites/acceptance/test_perftest.py::test_nic_switch_nic_bandwidth[node01->node03]"]
     assert record["scope"] == "node_pair" and [pair["rail"] for pair in record["pairs"]] == list(range(8))
     failed = [pair for pair in record["pairs"] if pair["outcome"] != "passed"]
     assert [(pair["pair"], pair["outcome"]) for pair in failed] == [("node01/bnxt_re2->node03/bnxt_re2", "failed")]

@@ -40,9 +40,17 @@ def test_every_switch_check_passes_and_fails_somewhere(records: list[dict[str, A
 
 def test_no_switch_item_errors_or_skips(records: list[dict[str, Any]]) -> None:
     switch_items = [r for r in records if r["check_id"] in switch_check_ids()]
-    assert len(switch_items) == 2 * 3 + 9 * 32  # SW-003, SW-005 per switch; 9 port checks x 32 cabled ports
+    assert len(switch_items) == 11 * 32  # every switch check per cabled port: 32 ports on 4 leaves
     not_judged = [(r["check_id"], r["node_id"].split("[")[-1].rstrip("]"), r["outcome"]) for r in switch_items if r["outcome"] not in ("passed", "failed")]
-    assert not_judged == [("SW-005", "leaf2", "skipped")]  # the catalog's SW-005 applies to Arista only
+    assert not_judged == []
+
+
+def test_the_junos_leaf_passes_and_fails_every_switch_check(records: list[dict[str, Any]]) -> None:
+    on_leaf4 = Counter((r["check_id"], r["outcome"]) for r in records
+                       if r["check_id"] in switch_check_ids() and "leaf4/" in r["node_id"])
+    for check in sorted(switch_check_ids()):
+        assert on_leaf4[(check, "passed")] >= 1 and on_leaf4[(check, "failed")] >= 1, (check, on_leaf4)
+    assert sum(on_leaf4.values()) == 11 * 4  # node01..node04 rail 7
 
 
 def test_every_switch_failure_carries_measured_expected_source_and_hint(records: list[dict[str, Any]]) -> None:
@@ -71,6 +79,6 @@ def recorded_switch_commands() -> dict[str, list[str]]:
 
 def test_no_recorded_switch_command_is_a_configuration_command() -> None:
     commands = recorded_switch_commands()
-    assert len(commands) == 3 and all(commands.values())
+    assert len(commands) == 4 and all(commands.values())
     offending = {name: [c for c in cmds if not is_read_only(name.split(":")[0], c)] for name, cmds in commands.items()}
     assert offending == {name: [] for name in commands}

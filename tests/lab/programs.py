@@ -1,9 +1,12 @@
 """Which programs a shell command line starts: the first word of each simple command, through the
 wrappers that start another program (``env``, ``timeout``, ``sudo``, ``exec``), into the scripts of
-``sh -c`` / ``bash -c`` and into the remote command of ``ssh``."""
+``sh -c`` / ``bash -c`` and into the remote command of ``ssh``. A script's own shell functions start what
+follows ``--`` in their calls (the runner of the mesh scripts: ``job LABEL -- PROGRAM ARGS``); arithmetic
+(``((...))``, ``$((...))``) and array values (``NAME=(...)``) start nothing."""
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Iterable, Mapping
 from pathlib import PurePosixPath
@@ -15,8 +18,12 @@ OPERATORS = frozenset({";", "&", "&&", "|", "||", "|&", "(", ")", ";;", "\n"})
 SHELL_WORDS = frozenset({
     "!", "{", "}", "if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac",
     "in", ":", ".", "true", "false", "cd", "echo", "printf", "test", "[", "read", "export", "set", "unset",
-    "source", "return", "exit", "shift", "local", "wait", "trap", "eval",
+    "source", "return", "exit", "shift", "local", "wait", "trap", "eval", "mapfile",
 })  # fmt: skip
+FUNCTION = re.compile(r"(?m)^\s*([A-Za-z_]\w*)\(\)\s*\{")
+ARITHMETIC = re.compile(r"\$?\(\([^()]*\)\)")
+ARRAY_VALUE = re.compile(r"\b([A-Za-z_]\w*)=\([^()]*\)")
+DUPLICATED_OUTPUT = re.compile(r"\d*>&\d+")  # 2>&1: a redirection, not a background job
 # Shell words followed by a command: `if CMD`, `! CMD`, `{ CMD; }`, `then CMD` ...
 PREFIX_WORDS = frozenset({"!", "{", "if", "elif", "while", "until", "then", "do", "else"})
 SHELLS = frozenset({"sh", "bash", "dash"})
@@ -28,9 +35,11 @@ TIMEOUT_OPTIONS_WITH_ARGUMENT = frozenset({"-k", "--kill-after", "-s", "--signal
 
 def programs_of(command: str) -> set[str]:
     """Names (basenames) of the programs that running ``command`` in a POSIX shell starts."""
+    functions = frozenset(FUNCTION.findall(command))
+    command = DUPLICATED_OUTPUT.sub(" ", ARRAY_VALUE.sub(r"\1=", ARITHMETIC.sub(":", command)))
     found: set[str] = set()
     for words in simple_commands(command):
-        found |= _programs_of_words(words)
+        found |= _programs_of_words(words, functions)
     return found
 
 
@@ -48,22 +57,26 @@ def simple_commands(command: str) -> list[list[str]]:
     return [words for words in commands if words]
 
 
-def _programs_of_words(words: list[str]) -> set[str]:
+def _programs_of_words(words: list[str], functions: frozenset[str] = frozenset()) -> set[str]:
     while words and ("=" in words[0] and not words[0].startswith("=")):
         words = words[1:]  # VAR=value before the program
-    if not words:
-        return set()
+    if not words or words[0].startswith("$"):
+        return set()  # nothing, or a program named by a variable ("$@" in a function: its callers say which)
     name = PurePosixPath(words[0]).name
     if name in SHELL_WORDS:
-        return _programs_of_words(words[1:]) if name in PREFIX_WORDS else set()
+        return _programs_of_words(words[1:], functions) if name in PREFIX_WORDS else set()
     rest = words[1:]
+    if name in functions:
+        return _programs_of_words(rest[rest.index("--") + 1:], functions) if "--" in rest else set()
+    if name == "command" and rest[:1] in (["-v"], ["-V"]):
+        return set()  # only looks the program up
     if name in ("exec", "command"):
-        return _programs_of_words(rest)
+        return _programs_of_words(rest, functions)
     found = {name}
     if name in ("env", "sudo"):
-        found |= _programs_of_words(_after_flags(rest))
+        found |= _programs_of_words(_after_flags(rest), functions)
     elif name == "timeout":
-        found |= _programs_of_words(_after_timeout_options(rest))
+        found |= _programs_of_words(_after_timeout_options(rest), functions)
     elif name in SHELLS and "-c" in rest:
         script = rest[rest.index("-c") + 1 : rest.index("-c") + 2]
         found |= programs_of(script[0]) if script else set()

@@ -45,11 +45,11 @@ class Sweep:
         return self.folder / "schedule.jsonl"
 
     def spans(self) -> list[ScheduleRecord]:
-        """The NIC-pair measurements logged so far."""
+        """The measurements logged so far (one per node pair, all its rails)."""
         return ScheduleLog(self.schedule_path).read()
 
     def wait_for_spans(self, count: int, timeout_s: float) -> float:
-        """Wait until ``count`` NIC-pair measurements have ended; the wall-clock time they had."""
+        """Wait until ``count`` measurements (node pairs) have ended; the wall-clock time they had."""
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if self.schedule_path.exists() and len(self.spans()) >= count:

@@ -214,9 +214,8 @@ def test_workers_give_the_same_verdicts_with_a_connection_per_worker(
         for n in acceptance_lab.nodes
     }
     assert parallel.outcomes() == serial.outcomes(), parallel.describe()
-    assert all(1 <= count <= 4 + (node == FAULTY) for node, count in logins.items()), (
-        logins
-    )
+    # at most one connection per worker, and node02 the HOST-008 probe from node01 (the mesh runs once)
+    assert all(1 <= count <= 4 + (node == FAULTY) for node, count in logins.items()), logins
     with capsys.disabled():
         print(
             f"\nlab acceptance run wall time: -n 0 {serial.wall_s:.1f} s, -n 4 {parallel.wall_s:.1f} s; "

@@ -34,8 +34,10 @@ def discovered(lab: Lab, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path
     out = tmp_path_factory.mktemp("discover")
     hostfile = out / "hosts"
     hostfile.write_text("".join(f"{node.name} {node.mgmt_ip}\n" for node in lab.nodes))
-    # The lab declares S0's platform (its veths and missing GPUs cannot show it): declared here the same way.
-    declared = [f"--platform={key}={LAB_PLATFORM[key]}" for key in ("gpu_vendor", "gpu_model", "nic_vendor")]
+    # The lab declares S0's platform (its veths and missing GPUs cannot show it): declared here the same way. Its
+    # deployment too: the namespaces stand in for bare-metal nodes but run wherever this machine runs (a KVM guest
+    # here, which discovery rightly reads as a guest).
+    declared = [f"--platform={key}={LAB_PLATFORM[key]}" for key in ("gpu_vendor", "gpu_model", "nic_vendor", "deployment")]
     argv = [
         "discover", "--hostfile", str(hostfile), "--ssh-user", "root", "--ssh-port", str(SSH_PORT),
         "--ssh-key", str(lab.ssh_key), "--known-hosts", str(lab.known_hosts), "--site", f"lab-{lab.plan.lab_id}",

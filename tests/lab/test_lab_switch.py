@@ -94,7 +94,7 @@ def test_the_live_run_passes_the_same_checks_as_the_replay(live_run: dict[str, t
 def test_the_live_run_recorded_the_switches_and_replays_alike(live_run: dict[str, tuple[str, Any]], live_work: Path,
                                                                tmp_path: Path) -> None:
     recorded = sorted(path.stem for path in (live_work / "recording" / "nodes").glob("*.yaml"))
-    assert recorded == ["leaf1", "leaf2", "leaf3"]  # only switches were asked
+    assert recorded == ["leaf1", "leaf2", "leaf3", "leaf4"]  # only switches were asked
     assert outcomes(tmp_path, f"--cluster={live_work / 'site.yaml'}", f"--replay={live_work / 'recording'}") == live_run
 
 
@@ -106,11 +106,17 @@ def test_every_command_the_switches_received_is_a_read_only_form(switches: Switc
         assert [e for e in entries if not (e["served"] and is_read_only(os_of[name], str(e["command"])))] == []
 
 
+def raw_transport(switches: SwitchLab, name: str) -> SshTransport:
+    """SSH to one lab switch without the read-only guard (what reaches its account is the account's to refuse)."""
+    leaf = switches.switches[name]
+    return SshTransport({name: SshEndpoint(address=str(leaf.address), user="root", port=22, key=str(switches.client_key),
+                                           known_hosts=str(switches.known_hosts), connect_timeout_s=5, sudo=False,
+                                           remote_shell=False)})
+
+
 def test_the_switch_account_refuses_a_configuration_command(switches: SwitchLab) -> None:
     leaf = switches.switches["leaf1"]
-    endpoint = SshEndpoint(address=str(leaf.address), user="root", port=22, key=str(switches.client_key),
-                           known_hosts=str(switches.known_hosts), connect_timeout_s=5, sudo=False, remote_shell=False)
-    raw = SshTransport({"leaf1": endpoint})
+    raw = raw_transport(switches, "leaf1")
     try:
         refused = raw.run("leaf1", "configure terminal", 10)
         guarded = ReadOnlySwitches(raw, {"leaf1": "arista"})
@@ -123,3 +129,39 @@ def test_the_switch_account_refuses_a_configuration_command(switches: SwitchLab)
         raw.close()
     assert refused.exit_code == 1 and "refused" in refused.stderr
     assert served.exit_code == 0 and "priority-flow-control" in served.stdout
+
+
+def test_the_junos_leaf_is_served_and_guarded(switches: SwitchLab) -> None:
+    raw = raw_transport(switches, "leaf4")
+    try:
+        guarded = ReadOnlySwitches(raw, {"leaf4": "juniper"})
+        with pytest.raises(ConfigurationRefused):
+            guarded.run("leaf4", "set class-of-service forwarding-classes class NO-LOSS queue-num 4", 10)
+        served = guarded.run("leaf4", "show configuration", 10)
+    finally:
+        raw.close()
+    assert served.exit_code == 0 and "congestion-notification-profile" in served.stdout
+
+
+def test_the_switches_serve_their_lldp_and_mac_tables(switches: SwitchLab) -> None:
+    # CAB-001's reads over real SSH, through the read-only guard: the miswired NIC of the demo (node02/bnxt_re6, planned
+    # on leaf3 Ethernet2/1) is leaf1's LLDP neighbor on Ethernet17/1; node04 (no lldpd) is in the MAC tables only.
+    from pytest_gpufabric.checks.cabling import mac_index, neighbor_index
+    from pytest_gpufabric.switches.neighbors import neighbor_reads
+
+    os_of = {s["name"]: s["os"] for s in yaml.safe_load((DEMO / "site.yaml").read_text(encoding="utf-8"))["switches"]}
+    lldp, macs = {}, {}
+    for name, switch_os in os_of.items():
+        raw = raw_transport(switches, name)
+        guarded = ReadOnlySwitches(raw, {name: switch_os})
+        reads = neighbor_reads()[switch_os]
+        try:
+            lldp[name] = neighbor_index(reads.lldp[1](guarded.run(name, reads.lldp[0], 10).stdout))
+            macs[name] = mac_index(reads.mac_table[1](guarded.run(name, reads.mac_table[0], 10).stdout))
+        finally:
+            raw.close()
+    assert [(e.port, e.system_name) for e in lldp["leaf1"].by_mac["7c:c2:55:02:06:d5"]] == [("Ethernet17/1", "node02")]
+    assert "7c:c2:55:02:06:d5" not in lldp["leaf3"].by_mac
+    assert not any(e.system_name == "node04" for index in lldp.values() for entries in index.by_mac.values() for e in entries)
+    assert [e.port for e in macs["leaf2"]["7c:c2:55:04:04:9f"]] == ["Ethernet24"]
+    assert [e.port for e in macs["leaf4"]["7c:c2:55:04:07:e7"]] == ["et-0/0/4:0"]

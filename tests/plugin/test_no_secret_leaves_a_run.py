@@ -52,7 +52,7 @@ def test_kernel_log(node, gpufabric):
     assert "clean" in out, "kernel log of " + node.id + ":\\n" + out
 
 
-@pytest.mark.check("NET-001")
+@pytest.mark.check("PERF-006")
 def test_pair_log(node_pair, gpufabric):
     out = gpufabric.run(node_pair.a.name, COMMAND).stdout
     assert not out, out

@@ -1,6 +1,7 @@
-"""Checks judged per NIC pair run as one item per node pair: every rail measured, one verdict per NIC pair in
+"""Checks judged per NIC pair run as one item per node pair: every rail judged, one verdict per NIC pair in
 results.jsonl and Allure, the item's message names each failing rail, localization per NIC pair, and a rerun
-of only the failed NIC pairs. The real NET-002 suite test on a replayed 4-node, 2-rail cluster."""
+of only the failed NIC pairs. The real NET-002 suite test (a mesh: each node probes all its peers in one
+command) on a replayed 4-node, 2-rail cluster."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ import json
 from pathlib import Path
 
 import pytest
-from outputs import read_output
 from sitekit import Site
 
-from pytest_gpufabric.checks.connectivity import jumbo_ping_command
+from pytest_gpufabric.expectations import known_profiles
+from pytest_gpufabric.inventory import load_inventory
+from tools.demo_cluster.areas.perf_connectivity import mesh_output
 
 REPO = Path(__file__).resolve().parents[2]
 NODES = 4
@@ -39,14 +41,13 @@ def jumbo_site(site: Site) -> Site:
                            "nics": [_nic(n, 0), _nic(n, 1)]} for n in range(1, NODES + 1)]
     (site.pytester.path / "thresholds" / "p.yaml").write_text(JUMBO_PROFILE)
     (site.pytester.path / "test_checks.py").write_text((REPO / "suites" / "acceptance" / "test_connectivity.py").read_text())
+    inventory = load_inventory(site.write(), known_profiles(site.pytester.path / "thresholds"))
     outputs: dict[str, dict[str, str]] = {}
-    for i in range(1, NODES + 1):
-        for j in range(i + 1, NODES + 1):
-            a, b = f"node0{i}", f"node0{j}"
-            for rail in (0, 1):
-                command = jumbo_ping_command(f"192.168.{rail + 1}.{i}", f"192.168.{rail + 1}.{j}")
-                name = "netns-peer-mtu1500-loss.txt" if _bad(a, b, rail) else "netns-mtu9000-jumbo-df.txt"
-                outputs.setdefault(a, {})[command] = read_output("ping", name)
+    for node in inventory.nodes:
+        peers = [other for other in inventory.nodes if other is not node]
+        command, text = mesh_output("NET-002", node, peers, lambda a, nic_a, b, nic_b: _bad(
+            *sorted((a.name, b.name)), nic_a.rail))  # type: ignore[misc]
+        outputs[node.name] = {command: text}
     site.record(outputs)
     return site
 
@@ -88,7 +89,7 @@ def test_rerun_of_failed_nic_pairs_measures_only_those(jumbo_site: Site) -> None
     assert measured == {"node01/bnxt_re0->node02/bnxt_re0", "node01/bnxt_re1->node03/bnxt_re1",
                         "node02/bnxt_re1->node03/bnxt_re1", "node03/bnxt_re1->node04/bnxt_re1"}
     commands = [c["command"] for r in jumbo_site.results() for c in r["commands"]]  # type: ignore[union-attr]
-    assert len(commands) == 4
+    assert len(commands) == 8 and all(" mesh of node0" in command for command in commands)  # each item: its two nodes
 
 
 def test_rerun_file_that_cannot_be_read_is_a_usage_error(jumbo_site: Site) -> None:
@@ -97,15 +98,13 @@ def test_rerun_file_that_cannot_be_read_is_a_usage_error(jumbo_site: Site) -> No
     assert "--rerun-failed-pairs: cannot read missing.jsonl" in result.stderr.str()
 
 
-def test_sweep_prints_its_estimate_then_one_line_per_round(jumbo_site: Site) -> None:
-    profile = jumbo_site.pytester.path / "thresholds" / "p.yaml"
-    profile.write_text(JUMBO_PROFILE.replace("expectations:", "test_times:\n  NET-002: {seconds: 2.5, source: S9 1.1}\nexpectations:"))
-    result = jumbo_site.run("--replay", str(jumbo_site.recording), "-k", "jumbo")
+def test_mesh_prints_its_estimate_then_one_line_per_wave(jumbo_site: Site) -> None:
+    result = jumbo_site.run("--replay", str(jumbo_site.recording), "-k", "jumbo", "--fanout=2")
     lines = result.stdout.lines
-    estimate = next(index for index, line in enumerate(lines) if line.startswith("NET-002 sweep:"))
-    assert lines[estimate] == ("NET-002 sweep: 3 rounds, 6 node pairs (up to 4 NIC pairs at once); estimated 8 s "
-                               "(3 rounds x 2.5 s per NIC-pair test; profile p: S9 1.1)")
-    progress = [line for line in lines if "NET-002 round" in line]
-    assert len(progress) == 3 and all(lines.index(line) > estimate for line in progress)
-    assert progress[-1].startswith("NET-002 round 3/3 done (3/3 rounds): 12 NIC pairs measured, 4 failing so far, elapsed ")
-    assert progress[-1].endswith("remaining ~0 s")
+    estimate = next(index for index, line in enumerate(lines) if line.startswith("NET-002 mesh:"))
+    assert lines[estimate].startswith("NET-002 mesh: 4 nodes, each probing its peers (up to 3) at once and both ways, "
+                                      "2 wave(s); 6 node-pair items; estimated 3 s (fping from every NIC at once")
+    progress = [line for line in lines if line.startswith("NET-002 mesh wave")]
+    assert len(progress) == 2 and all(lines.index(line) > estimate for line in progress)
+    assert progress[-1].startswith("NET-002 mesh wave 2/2 done: nodes probed in ")
+    assert ", 6 node pairs judged, 4 failing so far, elapsed " in progress[-1] and progress[-1].endswith("remaining ~0 s")

@@ -59,3 +59,17 @@ def test_single_file_report_renders_offline(
     expected = _expected_statistic()
     shown = allure_status_counts(suites_dom)
     assert shown == {status: expected[status] for status in ("failed", "broken", "passed", "skipped", "unknown")}
+
+
+def test_two_successive_reports_show_a_trend_of_two(allure_cli: Path, tmp_path: Path) -> None:
+    """Each report keeps its history beside it; the next one reads it: Allure's trend gets one point per run."""
+    from sample_session import run_sample_session
+
+    report = tmp_path / "allure-report"
+    for number in (1, 2):
+        session = run_sample_session(tmp_path / f"run-{number}", workers=0)
+        generate_allure_report(session.allure_results, report)
+
+    trend = json.loads((report / "widgets" / "history-trend.json").read_text(encoding="utf-8"))
+    assert len(trend) == 2
+    assert (report.parent / "allure-report.history" / "history.json").is_file()

@@ -89,7 +89,8 @@ def test_the_runs_report_is_marked_interrupted(interrupted_run: tuple[Path, str]
 
     assert f"acceptance report: {(workdir / 'report' / 'report.html').resolve()}" in output
     assert "INTERRUPTED at " in cover.text
-    assert cover.by_id("verdict").text.startswith(f"not accepted: the run was interrupted ({INTERRUPT_AFTER} items recorded")
+    assert cover.by_id("verdict").text.startswith(f"not accepted: the run was interrupted ({INTERRUPT_AFTER} items recorded); "
+                                                  "partial run")
     assert {o: int(cover.by_id(f"total-{o}").text) for o in ("passed", "failed", "error", "skipped")} == {
         o: counts.get(o, 0) for o in ("passed", "failed", "error", "skipped")}
 

@@ -12,11 +12,12 @@ from pytest_gpufabric.recording import RecordingStore, Scrubber, create_recordin
 from pytest_gpufabric.transport.base import CommandResult
 from tools.demo_cluster.outputs import all_builders
 from tools.demo_cluster.switches import SWITCHES, cabling, host_ports
-from tools.demo_cluster.switches import eos, sonic
+from tools.demo_cluster.switches import eos, junos, sonic
+from tools.demo_cluster.switches.neighbors import neighbor_outputs
 from tools.demo_cluster.topology import NODES, DemoNode, DemoSlot
 
 DESCRIPTION = (
-    "SYNTHESIZED demo: a 4-node AMD Instinct MI300X + Broadcom Thor2 cluster, 2 VMware guests on HGX H100 and 3 leaf switches (EOS, SONiC) whose outputs are built from the "
+    "SYNTHESIZED demo: a 4-node AMD Instinct MI300X + Broadcom Thor2 cluster, 2 VMware guests on HGX H100 and 4 leaf switches (EOS, SONiC, Junos) whose outputs are built from the "
     "sample outputs of the vendor documents, with injected faults. Not a capture of real hardware. "
     "Regenerate with: python -m tools.demo_cluster"
 )
@@ -24,7 +25,8 @@ DESCRIPTION = (
 
 VMWARE_NODE = {
     "profile": "h100-thor2-vmware",
-    "platform": {"gpu_vendor": "nvidia", "gpu_model": "H100", "nic_vendor": "broadcom", "deployment": "vmware"},
+    "platform": {"gpu_vendor": "nvidia", "gpu_model": "H100", "nic_vendor": "broadcom", "deployment": "vmware",
+                 "gpu_link": "nvswitch"},  # HGX H100: eight GPUs behind NVSwitch (S1)
 }
 
 
@@ -36,7 +38,8 @@ def inventory(nodes: tuple[DemoNode, ...]) -> dict[str, object]:
         "profile": "mi300x-thor2",
         "defaults": {
             "ssh": {"user": "root", "port": 22},
-            "platform": {"gpu_vendor": "amd", "gpu_model": "MI300X", "nic_vendor": "broadcom", "deployment": "baremetal"},
+            "platform": {"gpu_vendor": "amd", "gpu_model": "MI300X", "nic_vendor": "broadcom", "deployment": "baremetal",
+                         "gpu_link": "xgmi"},  # MI300X OAM platform: eight GPUs on Infinity Fabric (XGMI) links (S0)
         },
         "nodes": [
             {
@@ -90,12 +93,17 @@ def write_demo(target: Path) -> int:
         for command, (stdout, exit_code) in build(node).items()
     ]
     store.add_many(results)
-    builders = {"arista": eos.build, "sonic": sonic.build}
+    builders = {"arista": eos.build, "sonic": sonic.build, "juniper": junos.build}
     for switch in SWITCHES:
         for item, outputs in builders[switch.os](switch, host_ports(switch, NODES)).items():
             episodes = [CommandResult(switch.name, command, stdout, "", code, 0.01) for command, (stdout, code) in outputs.items()]
             store.add_many(episodes, item)
             results += episodes
+    for switch in SWITCHES:  # where each cable ends (CAB-001), read by every NIC's item
+        episodes = [CommandResult(switch.name, command, stdout, "", code, 0.01)
+                    for command, (stdout, code) in neighbor_outputs(switch).items()]
+        store.add_many(episodes)
+        results += episodes
     return len(results)
 
 

@@ -101,6 +101,10 @@ class DemoNode:
     def slots(self) -> tuple[DemoSlot, ...]:
         return tuple(DemoSlot(i) for i in range(len(GPU_BUSES)))
 
+    def nic_mac(self, slot: DemoSlot) -> str:
+        """The NIC's MAC address (Broadcom's 7c:c2:55 prefix, as in the S0 captures), unique per node and slot."""
+        return f"7c:c2:55:{self.number:02x}:{slot.index:02x}:{slot.nic_bus:02x}"
+
     def nic_ip(self, slot: DemoSlot) -> str:
         """S0 2.4.1: NIC r of every host in subnet 192.168.<r+1>.0/24, gateway .254, table 101+r."""
         return f"192.168.{slot.index + 1}.{self.number}"

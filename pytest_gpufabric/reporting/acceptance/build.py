@@ -4,24 +4,28 @@ from __future__ import annotations
 
 import datetime as dt
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from pytest_gpufabric.catalog import load_catalog
-from pytest_gpufabric.checks.localization import Localization, PairOutcome, localize
-from pytest_gpufabric.reporting.acceptance import fabric_sections, findings_sections, summary_sections
+from pytest_gpufabric.checks.localization import Localization, localize, record_pair_outcomes
+from pytest_gpufabric.reporting.acceptance import fabric_sections, findings_sections, signoff_sections, summary_sections
 from pytest_gpufabric.reporting.acceptance.collectives import collective_curves
-from pytest_gpufabric.reporting.acceptance.exports import Tables, print_pdf, write_tables
-from pytest_gpufabric.reporting.acceptance.load import LoadedRun, cycle_collector_paused, load_run
+from pytest_gpufabric.reporting.acceptance.exports import Tables, write_tables
+from pytest_gpufabric.reporting.acceptance.load import LoadedRun, cycle_collector_paused
+from pytest_gpufabric.reporting.acceptance.measurements import measurement_table
 from pytest_gpufabric.reporting.acceptance.model import ITEM_COLUMNS, ReportModel, build_model
 from pytest_gpufabric.reporting.acceptance.page import page
+from pytest_gpufabric.reporting.acceptance.pdf import print_parts
 from pytest_gpufabric.reporting.acceptance.recorded import RecordedOutputs
 from pytest_gpufabric.reporting.acceptance.versions import version_table
+from pytest_gpufabric.signoff.acceptance import Acceptance, load_acceptance
+from pytest_gpufabric.signoff.deviations import Deviation
 
 REPORT_HTML = "report.html"
-REPORT_PDF = "report.pdf"
 
 
 @dataclass(frozen=True)
@@ -31,7 +35,7 @@ class ReportFiles:
     html: Path
     workbook: Path | None
     csvs: list[Path]
-    pdf: Path | None
+    pdfs: list[Path]
     pdf_note: str
     html_seconds: float
     html_cpu_seconds: float
@@ -51,12 +55,10 @@ def _titles(model: ReportModel) -> dict[str, str]:
     return titles
 
 
-def _localization(model: ReportModel) -> Localization:
-    """Suspects over the NIC pairs of the run (failed: a judged value did not hold; only those count)."""
-    pairs = model.pairs[~model.pairs["passed"].astype(bool)]
-    outcomes = (PairOutcome(str(r.check_id), f"{r.node_a}/{r.nic_a}", f"{r.node_b}/{r.nic_b}", not r.passed)
-                for r in pairs.itertuples(index=False))
-    return localize(outcomes)
+def _localization(records: list[dict]) -> Localization:  # type: ignore[type-arg]
+    """Suspects over the pair records, exactly as the terminal localizes them (failed: a judged value did not
+    hold; an unmeasured pair is no evidence against its ends)."""
+    return localize(outcome for record in records for outcome in record_pair_outcomes(record))
 
 
 def _report_date(model: ReportModel, results_file: Path) -> str:
@@ -66,11 +68,9 @@ def _report_date(model: ReportModel, results_file: Path) -> str:
     return stamp.strftime("%Y-%m-%d %H:%M:%S UTC") + " (results file)"
 
 
-def _load_notes(run: LoadedRun) -> tuple[str, ...]:
-    if not run.cut_off_last_line:
-        return ()
-    return (f"The last line of {run.results_file.name} was cut off (the run stopped while writing it); that item "
-            "is left out.",)
+def _load_notes(runs: Sequence[LoadedRun]) -> tuple[str, ...]:
+    return tuple(f"The last line of {run.results_file} was cut off (the run stopped while writing it); that item "
+                 "is left out." for run in runs if run.cut_off_last_line)
 
 
 def _pair_matrices(pairs: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
@@ -86,50 +86,69 @@ def _pair_matrices(pairs: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
     return matrices
 
 
-def _tables(model: ReportModel, versions: pd.DataFrame) -> Tables:
+def _tables(model: ReportModel, versions: pd.DataFrame, acceptance: Acceptance) -> Tables:
     _, total, bad = model.node_check_matrix()
     node_check = (bad.fillna(0).astype(int).astype(str) + "/" + total.fillna(0).astype(int).astype(str)).where(total.notna(), "")
     results = model.items[list(ITEM_COLUMNS)]
     return Tables(summary=model.area_summary(), results=results, node_check=node_check, pairs=model.pairs,
-                  pair_matrices=_pair_matrices(model.pairs), versions=versions)
+                  pair_matrices=_pair_matrices(model.pairs), versions=versions,
+                  measurements=measurement_table(acceptance.records, {r.info.run_id: r.info for r in acceptance.runs}))
 
 
-def build_report(results: Path, out: Path, recording: Path | None = None, *, tables: bool = True,
-                 pdf: bool = True) -> ReportFiles:
-    """Everything from ``results`` (a results.jsonl or its directory) and, where given, the recording; the
-    workbook and CSV files unless ``tables`` is false, the PDF unless ``pdf`` is false."""
+def _banner(model: ReportModel, acceptance: Acceptance) -> list[str]:
+    status = [] if model.info.complete else [summary_sections.run_status(model)]
+    return status + list(_load_notes(acceptance.runs)) + list(acceptance.notes)
+
+
+def build_report(results: Path, out: Path, recording: Path | None = None, *, retests: Sequence[Path] = (),
+                 deviations: Sequence[Deviation] = (), tables: bool = True, pdf: bool = True,
+                 paper: str = "a4") -> ReportFiles:
+    """Everything from ``results`` (a run directory, its results.jsonl, or a results root: its latest run)
+    merged with its ``retests`` (a retest alone brings the runs it retests), the run's deviations and
+    ``deviations``, and, where given, the recording; the workbook and CSV files unless ``tables`` is false,
+    the PDF files (signed part, evidence annex) on ``paper`` unless ``pdf`` is false."""
     with cycle_collector_paused():
-        return _build(results, out, recording, tables=tables, pdf=pdf)
+        acceptance = load_acceptance([results, *retests], deviations)
+        return _build(acceptance, out, recording, tables=tables, pdf=pdf, paper=paper)
 
 
-def _build(results: Path, out: Path, recording: Path | None, *, tables: bool, pdf: bool) -> ReportFiles:
+def _build(acceptance: Acceptance, out: Path, recording: Path | None, *, tables: bool, pdf: bool, paper: str) -> ReportFiles:
     started, started_cpu = time.monotonic(), time.process_time()
-    run = load_run(results)
+    records = acceptance.records
     recorded = RecordedOutputs.open(recording)
-    model = build_model(run.records, run.info)
+    model = build_model(records, acceptance.info)
     titles = _titles(model)
-    curves, thresholds = collective_curves(run.records, recorded)
-    versions, odd = version_table(run.records, curves)
+    curves, thresholds = collective_curves(records, recorded)
+    versions, odd = version_table(records, curves)
     failures = model.failures()
+    approved = signoff_sections.approved_records(acceptance)
+    signatories = tuple((p[0], p[1]) for p in acceptance.plan.sign_off) if acceptance.plan else ()
     sections = [
-        summary_sections.cover(model, _report_date(model, run.results_file), _load_notes(run)),
+        signoff_sections.cover(model, acceptance, _report_date(model, acceptance.runs[-1].results_file),
+                               _banner(model, acceptance), signatories, summary_sections.verdict_line(model)),
+        signoff_sections.coverage(acceptance, titles),
+        signoff_sections.deviations(acceptance),
+        signoff_sections.retests(acceptance),
+        signoff_sections.node_verdicts(acceptance),
         summary_sections.areas(model),
         summary_sections.node_check_matrix(model),
         fabric_sections.pair_heatmaps(model.pairs, titles, latency=False),
         fabric_sections.pair_heatmaps(model.pairs, titles, latency=True),
         fabric_sections.collectives(curves, thresholds, titles, recorded.available),
         findings_sections.versions(versions, odd),
-        findings_sections.suspects(_localization(model)),
-        findings_sections.failures(failures, titles),
-        findings_sections.appendix(failures, run.records, recorded),
+        findings_sections.suspects(_localization(records)),
+        findings_sections.failures(failures, titles, approved),
+        signoff_sections.not_applicable(acceptance),
+        findings_sections.appendix(failures, records, recorded),
     ]
     out.mkdir(parents=True, exist_ok=True)
     html = out / REPORT_HTML
-    html.write_text(page(f"Fabric acceptance report: {model.info.site}", sections), encoding="utf-8")
+    footer = f"{acceptance.report_id} rev {acceptance.revision}"
+    text = page(f"Fabric acceptance report: {model.info.site}", sections)
+    html.write_text(text, encoding="utf-8")
     html_seconds, html_cpu_seconds = time.monotonic() - started, time.process_time() - started_cpu
-    workbook, csvs = write_tables(_tables(model, versions), out) if tables else (None, [])
-    pdf_path, note = None, "report.pdf not asked for"
+    workbook, csvs = write_tables(_tables(model, versions, acceptance), out) if tables else (None, [])
+    pdfs, note = [], "PDF not asked for"
     if pdf:
-        note = print_pdf(html, out / REPORT_PDF)
-        pdf_path = out / REPORT_PDF if (out / REPORT_PDF).is_file() else None
-    return ReportFiles(html, workbook, csvs, pdf_path, note, html_seconds, html_cpu_seconds, time.monotonic() - started)
+        pdfs, note = print_parts(text, out, paper, footer)
+    return ReportFiles(html, workbook, csvs, pdfs, note, html_seconds, html_cpu_seconds, time.monotonic() - started)

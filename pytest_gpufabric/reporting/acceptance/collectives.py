@@ -21,22 +21,24 @@ def _threshold(record: dict[str, Any]) -> float | None:
     return None
 
 
-def collective_curves(records: list[dict[str, Any]], recorded: RecordedOutputs) -> tuple[pd.DataFrame, dict[str, float]]:
-    """One row per (COLL item, command, size) with the in-place busbw; and the busbw threshold per check."""
+def collective_curves(records: list[dict[str, Any]],
+                      recorded: RecordedOutputs) -> tuple[pd.DataFrame, dict[str, dict[str, float]]]:
+    """One row per (COLL item, command, size) with the in-place busbw; and per check the busbw threshold of each
+    item (node groups on other profiles are judged against other figures)."""
     rows: list[tuple[Any, ...]] = []
-    thresholds: dict[str, float] = {}
+    thresholds: dict[str, dict[str, float]] = {}
     for record in records:
         check_id = str(record.get("check_id") or "")
         if not check_id.startswith("COLL-") or not recorded.available:
             continue
         threshold = _threshold(record)
         if threshold is not None:
-            thresholds.setdefault(check_id, threshold)
+            thresholds.setdefault(check_id, {})[str(record.get("item"))] = threshold
         for command, episode in recorded.outputs_of(record):
             if episode is None or "_perf" not in str(command.get("command")):
                 continue
             try:
-                result = parse_nccl_tests(episode.stdout)
+                result = parse_nccl_tests(episode.stdout).facts
             except ParseError:
                 continue
             run = str(record.get("item"))

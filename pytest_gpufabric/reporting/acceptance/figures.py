@@ -67,12 +67,16 @@ def _heatmap_axes(figure_side: float, longest_label: int) -> tuple[Figure, Axes,
 
 
 def heatmap_png(values: np.ndarray, failed: np.ndarray, nodes: list[str], *, title: str, unit: str,
-                threshold: float | None, expected: str, lower_is_better: bool) -> bytes:
-    """Node x node heatmap: red below (or above, for latency) the threshold, green past it; failed cells crossed."""
+                threshold: float | None, expected: str, lower_is_better: bool,
+                value_range: tuple[float, float] | None = None) -> bytes:
+    """Node x node heatmap: red below (or above, for latency) the threshold, green past it; failed cells crossed.
+    ``value_range`` fixes the colour scale (one scale for every rail of a latency check)."""
     positions, labels = _ticks(nodes)
     figure, axes, bar_axes = _heatmap_axes(min(3.2 + 0.1 * len(nodes), 9.0), max(map(len, labels), default=1))
     finite = values[np.isfinite(values)]
     low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+    if value_range is not None:
+        low, high = value_range
     cmap = colormaps["RdYlGn_r" if lower_is_better else "RdYlGn"].with_extremes(bad=MISSING_COLOUR)
     norm = None
     if threshold is not None:
@@ -97,15 +101,20 @@ def heatmap_png(values: np.ndarray, failed: np.ndarray, nodes: list[str], *, tit
     return _png(figure)
 
 
-def busbw_png(curves: pd.DataFrame, *, title: str, threshold: float | None) -> bytes:
-    """Bus bandwidth vs message size, log x axis, one line per run, the threshold drawn."""
+THRESHOLD_COLOURS = ("red", "darkorange", "purple", "brown")
+
+
+def busbw_png(curves: pd.DataFrame, *, title: str, thresholds: dict[float, str]) -> bytes:
+    """Bus bandwidth vs message size, log x axis, one line per run, each node group's own threshold drawn
+    (``thresholds``: value -> the runs judged against it)."""
     figure = Figure(figsize=(8.0, 4.5), layout="constrained")
     axes = figure.add_subplot()
     for label, curve in curves.groupby("label", sort=True):
         curve = curve.sort_values("size_bytes")
         axes.plot(curve["size_bytes"], curve["busbw_gbs"], marker=".", linewidth=1.2, label=str(label))
-    if threshold is not None:
-        axes.axhline(threshold, color="red", linestyle="--", linewidth=1.2, label=f"threshold {threshold:g} GB/s")
+    for number, (threshold, runs) in enumerate(thresholds.items()):
+        axes.axhline(threshold, color=THRESHOLD_COLOURS[number % len(THRESHOLD_COLOURS)], linestyle="--", linewidth=1.2,
+                     label=f"threshold {threshold:g} GB/s ({runs})" if len(thresholds) > 1 else f"threshold {threshold:g} GB/s")
     axes.set_xscale("log", base=2)
     axes.set_xlabel("message size (bytes)")
     axes.set_ylabel("bus bandwidth (GB/s)")

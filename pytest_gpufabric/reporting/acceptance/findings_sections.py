@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from pytest_gpufabric.checks.localization import Localization
+from pytest_gpufabric.checks.localization import Localization, summary_lines
 from pytest_gpufabric.reporting.acceptance.htmlkit import attrs, frame_table, section, text
 from pytest_gpufabric.reporting.acceptance.model import OUTCOME_LABELS
 from pytest_gpufabric.reporting.acceptance.recorded import RecordedOutputs
@@ -35,18 +35,23 @@ def suspects(localization: Localization) -> str:
         return section("suspects", "Suspects", ["<p>No pair failures to localize.</p>"])
     body = "".join(f"<tr><td class='suspect'>{escape(a)}</td><td>{escape(b)}</td><td>{escape(c)}</td></tr>" for a, b, c in rows)
     table = f"<table id='suspect-table' class='grid'><thead><tr><th>suspect</th><th>why</th><th>checks</th></tr></thead><tbody>{body}</tbody></table>"
-    return section("suspects", "Suspects", [table], "What to fix first: an end failing with two or more partners, "
-                   "or a link failing while both its ends pass with everyone else.")
+    lines = "".join(f"<li>{escape(line)}</li>" for line in summary_lines(localization))
+    return section("suspects", "Suspects", [table, f"<p>As the terminal prints them:</p><ul id='suspect-lines'>{lines}</ul>"],
+                   "What to fix first: an end failing with two or more partners, or a link failing while both its ends "
+                   "pass with everyone else.")
 
 
-def failures(frame: pd.DataFrame, titles: dict[str, str]) -> str:
+def failures(frame: pd.DataFrame, titles: dict[str, str], approved: dict[str, str] | None = None) -> str:
+    """Every failed or unmeasured item; one an approved deviation covers says so (it stays failed)."""
     if frame.empty:
         return section("failures", "Failures", ["<p>Nothing failed and everything was measured.</p>"])
+    approved = approved or {}
     body = []
     for check_id, group in frame.groupby("check_id", sort=True):
         rows = "".join(
-            f"<tr{attrs({'class': 'o-' + r.outcome, 'data-outcome': r.outcome, 'data-node-id': r.node_id})}>"
-            f"<td><a href='#evidence-{index}'>{escape(str(r.item))}</a></td><td>{escape(OUTCOME_LABELS[r.outcome])}</td>"
+            f"<tr{attrs({'class': 'o-' + r.outcome, 'data-outcome': r.outcome, 'data-node-id': r.node_id, 'data-deviation': approved.get(r.node_id)})}>"
+            f"<td><a href='#evidence-{index}'>{escape(str(r.item))}</a></td><td>{escape(OUTCOME_LABELS[r.outcome])}"
+            f"{'<br><i>' + escape(approved[r.node_id]) + '</i>' if r.node_id in approved else ''}</td>"
             f"<td>{text(r.measured)} {text(r.unit)}</td><td>{text(r.expected)}</td><td>{text(r.source)}</td>"
             f"<td>{text(r.hint)}</td><td class='message'>{text(r.message)}</td></tr>"
             for index, r in zip(group.index, group.itertuples(index=False))

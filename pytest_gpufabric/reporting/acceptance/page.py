@@ -31,12 +31,20 @@ pre{background:#f7f7f7;border:1px solid #ddd;padding:6px;font-size:10px;white-sp
 .failures td{font-size:11px}.intro{color:#555}
 body:has(:target) section:not(:target):not(:has(:target)){display:none}
 body:has(figure:target) section :is(h3,p.intro,figure:not(:target)){display:none}
-@media print{section{break-before:page}#cover{break-before:auto}nav{display:none}}
+.o-missing{background:#ffe0ef}.o-deviation{background:#dde7ff}
+.hash{font-family:monospace;font-size:10px;word-break:break-all}.signoff td.sign{width:180px;height:34px}
+#node-verdicts td,#missing-table td,#deviation-table td{font-size:11px}.print-only{display:none}
+@media print{section{break-before:page}#cover{break-before:auto}nav{display:none}
+.print-only{display:block}.screen-only{display:none}.scroll{overflow:visible}
+.matrix-part{break-inside:avoid;margin-bottom:10px}
+body.print-signed #appendix{display:none}body.print-annex section:not(#appendix){display:none}
+body.print-annex #appendix{break-before:auto}}
 """
 
-SECTIONS = (("", "All"), ("cover", "Cover"), ("areas", "Areas"), ("matrix", "Nodes x checks"), ("pairs", "NIC pairs"),
+SECTIONS = (("", "All"), ("cover", "Cover"), ("coverage", "Coverage"), ("deviations", "Deviations"),
+            ("retests", "Retests"), ("nodes", "Per node"), ("areas", "Areas"), ("matrix", "Nodes x checks"), ("pairs", "NIC pairs"),
             ("latency", "Latency"), ("collectives", "Collectives"), ("versions", "Versions"),
-            ("suspects", "Suspects"), ("failures", "Failures"), ("appendix", "Appendix"))
+            ("suspects", "Suspects"), ("failures", "Failures"), ("skips", "Skipped"), ("appendix", "Appendix"))
 
 
 def page(title: str, sections: list[str]) -> str:

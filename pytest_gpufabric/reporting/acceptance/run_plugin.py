@@ -1,10 +1,12 @@
-"""The run's side of the report (controller only): ``run.json`` when the run starts and ends, a title naming
-the site and a summary table on pytest-html's page, and with ``--gpufabric-report=DIR`` the acceptance
-report at the end (also of an interrupted run)."""
+"""The run's side of the report (controller only): the run's files when it starts recording and when it ends,
+the verdict in the terminal, a title naming the site and a summary table on pytest-html's page, and with
+``--gpufabric-report=DIR`` the acceptance report at the end (also of an interrupted run; of a retest, merged
+with the runs it retests)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime, timezone
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -15,7 +17,8 @@ from pytest_gpufabric import __version__
 from pytest_gpufabric.errors import GpufabricError
 from pytest_gpufabric.expectations import Profile
 from pytest_gpufabric.inventory import Inventory
-from pytest_gpufabric.reporting.acceptance.runinfo import ProfileInfo, RunInfo, now_text, write_run_info
+from pytest_gpufabric.reporting.acceptance.runinfo import ProfileInfo, RunInfo, now_text
+from pytest_gpufabric.signoff.run_files import RunFiles
 
 
 def profile_info(profile: Profile) -> ProfileInfo:
@@ -41,30 +44,43 @@ def run_info(inventory: Inventory, profiles: dict[str, Profile], run_id: str, mo
 class RunReporting:
     """Registered on the controller (or the only process) of a run with a cluster."""
 
-    def __init__(self, results_dir: Path, info: RunInfo, report_dir: Path | None, recording: Path | None,
-                 records: Callable[[], list[dict[str, Any]]]) -> None:
-        self.results_dir = results_dir
-        self.info = info
+    def __init__(self, files: RunFiles, report_dir: Path | None, recording: Path | None,
+                 records: Callable[[], list[dict[str, Any]]], paper: str = "a4") -> None:
+        self.files = files
         self.records = records
         self.report_dir = report_dir
         self.recording = recording
-        write_run_info(results_dir, info)
+        self.paper = paper
+
+    @property
+    def info(self) -> RunInfo:
+        return self.files.info
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, exitstatus: int) -> None:
         """Also after Ctrl-C: the report then says the run was interrupted and shows what completed."""
-        self.info = self.info.finished_now(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
-        write_run_info(self.results_dir, self.info)
+        self.files.finish(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
+
+    def _verdict_line(self) -> str:
+        from pytest_gpufabric.signoff.acceptance import load_acceptance
+
+        acceptance = load_acceptance([self.files.directory.path])
+        assert acceptance.verdict is not None
+        merged = f" (merged with {len(acceptance.runs) - 1} earlier runs)" if len(acceptance.runs) > 1 else ""
+        return f"verdict{merged}: {acceptance.verdict.line()}"
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         """Runs after every sessionfinish hook, so results.jsonl is complete (sorted) by now."""
-        if self.report_dir is None:
+        if not self.files.started:
             return
         from pytest_gpufabric.reporting.acceptance.build import build_report
 
-        terminalreporter.write_sep("-", "gpufabric acceptance report")
+        terminalreporter.write_sep("-", "gpufabric acceptance")
         try:
-            files = build_report(self.results_dir, self.report_dir, self.recording)
+            terminalreporter.write_line(self._verdict_line())
+            if self.report_dir is None:
+                return
+            files = build_report(self.files.directory.path, self.report_dir, self.recording, paper=self.paper)
         except GpufabricError as exc:
             terminalreporter.write_line(f"acceptance report not written: {exc}")
             return
@@ -78,9 +94,10 @@ class RunReporting:
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_results_summary(self, prefix: list[str]) -> None:
         from pytest_gpufabric.reporting.acceptance.model import OUTCOME_LABELS, build_model
-        from pytest_gpufabric.reporting.acceptance.summary_sections import verdict_line
+        from pytest_gpufabric.signoff.verdict import assess
 
         model = build_model(self.records(), self.info)
+        verdict = assess(self.files.planned(), self.records(), self.files.deviations, datetime.now(timezone.utc).date(), True).line()
         areas = model.area_summary().rename(columns=OUTCOME_LABELS)
         head = "".join(f"<th>{escape(str(c))}</th>" for c in ["area", *areas.columns])
         rows = "".join(f"<tr><td>{escape(str(area))}</td>" + "".join(f"<td>{int(v)}</td>" for v in row) + "</tr>"
@@ -88,6 +105,6 @@ class RunReporting:
         profiles = ", ".join(f"{p.name} ({p.title})" for p in self.info.profiles) or self.info.profile
         prefix.append(
             f"<div id='gpufabric-summary'><p><b>site</b> {escape(self.info.site)} &nbsp; <b>profile</b> {escape(profiles)}"
-            f" &nbsp; <b>verdict</b> {escape(verdict_line(model))}</p>"
+            f" &nbsp; <b>verdict of this run</b> {escape(verdict)}</p>"
             f"<table id='gpufabric-areas'><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>"
         )

@@ -39,6 +39,9 @@ class RunInfo:
     inventory: str = ""
     rails: dict[str, int] = field(default_factory=dict)  # "node/nic" -> rail
     interrupted: bool = False
+    retest_of: str = ""  # the run id this run retests (--lf, --rerun-failed-pairs, --retest-of)
+    retest_reason: str = ""
+    inputs: dict[str, str] = field(default_factory=dict)  # what the verdict depends on -> SHA-256 (or version)
 
     def finished_now(self, *, interrupted: bool = False) -> RunInfo:
         return replace(self, finished=now_text(), interrupted=interrupted)
@@ -64,9 +67,11 @@ class RunInfo:
                                      tuple(str(c) for c in p.get("checks", ())))
                          for p in data.get("profiles", []))
         known = {name: data[name] for name in ("site", "profile", "run_id", "plugin_version", "started", "finished",
-                                                 "mode", "inventory") if data.get(name) is not None}
+                                                 "mode", "inventory", "retest_of", "retest_reason")
+                 if data.get(name) is not None}
         rails = {str(nic): int(rail) for nic, rail in dict(data.get("rails", {})).items()}
-        return cls(profiles=profiles, rails=rails, interrupted=data.get("interrupted") is True,
+        inputs = {str(k): str(v) for k, v in dict(data.get("inputs", {})).items()}
+        return cls(profiles=profiles, rails=rails, interrupted=data.get("interrupted") is True, inputs=inputs,
                    **{k: str(v) for k, v in known.items()})
 
 

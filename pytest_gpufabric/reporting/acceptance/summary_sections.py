@@ -100,15 +100,16 @@ def areas(model: ReportModel) -> str:
                    "Items per outcome; an item that could not be measured is never a pass.")
 
 
-def node_check_matrix(model: ReportModel) -> str:
-    worst, total, bad = model.node_check_matrix()
-    if worst.empty:
-        return section("matrix", "Nodes and checks", ["<p>No item names a node.</p>"])
-    head = "".join(f"<th class='rot'><span>{escape(str(c))}</span></th>" for c in worst.columns)
+MATRIX_PRINT_COLUMNS = 26  # checks per printed table: the whole matrix fits the page width in parts
+
+
+def _matrix_table(worst: pd.DataFrame, total: pd.DataFrame, bad: pd.DataFrame, columns: list[object],
+                  table_id: str | None) -> str:
+    head = "".join(f"<th class='rot'><span>{escape(str(c))}</span></th>" for c in columns)
     rows = []
     for node in worst.index:
         cells = []
-        for check in worst.columns:
+        for check in columns:
             severity = worst.at[node, check]
             if pd.isna(severity):
                 cells.append("<td></td>")
@@ -120,8 +121,26 @@ def node_check_matrix(model: ReportModel) -> str:
             body = f"<a href='#fail-{escape(str(check))}'>{label}</a>" if n_bad else label
             cells.append(f"<td{attrs({'class': 'o-' + outcome, 'title': tip})}>{body}</td>")
         rows.append(f"<tr><th>{escape(str(node))}</th>{''.join(cells)}</tr>")
-    table = f"<table id='node-check-matrix' class='matrix'><thead><tr><th>node</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    return (f"<table{attrs({'id': table_id, 'class': 'matrix'})}><thead><tr><th>node</th>{head}</tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+def node_check_matrix(model: ReportModel) -> str:
+    """The whole matrix on screen; in print, split into parts of ``MATRIX_PRINT_COLUMNS`` checks (every column
+    on paper)."""
+    worst, total, bad = model.node_check_matrix()
+    if worst.empty:
+        return section("matrix", "Nodes and checks", ["<p>No item names a node.</p>"])
+    columns = list(worst.columns)
+    parts = [columns[i:i + MATRIX_PRINT_COLUMNS] for i in range(0, len(columns), MATRIX_PRINT_COLUMNS)]
+    printed = "".join(
+        f"<div class='matrix-part' data-part='{n + 1}'><p>checks {escape(str(part[0]))} to {escape(str(part[-1]))} "
+        f"(part {n + 1} of {len(parts)})</p>{_matrix_table(worst, total, bad, part, None)}</div>"
+        for n, part in enumerate(parts))
     legend = "".join(f"<span class='key o-{o}'>{escape(OUTCOME_LABELS[o])}</span>" for o in OUTCOMES)
-    return section("matrix", "Nodes and checks", [f"<p class='legend'>{legend}</p>", f"<div class='scroll'>{table}</div>"],
-                   "Each cell: items of the check touching the node (failed or not measured / all); the colour is the "
-                   "worst outcome; a link leads to the failures.")
+    return section("matrix", "Nodes and checks", [
+        f"<p class='legend'>{legend}</p>",
+        f"<div class='scroll screen-only'>{_matrix_table(worst, total, bad, columns, 'node-check-matrix')}</div>",
+        f"<div class='print-only' id='node-check-matrix-print'>{printed}</div>"],
+        "Each cell: items of the check touching the node (failed or not measured / all); the colour is the "
+        "worst outcome; a link leads to the failures.")

@@ -16,7 +16,7 @@ from tests.outputs import read_output
 
 
 def test_bus_mismatches_against_s0_appendix_b() -> None:
-    measured = parse_rocm_smi_showbus(read_output("rocm-smi-showbus", "s0_appendix_b.txt"))
+    measured = parse_rocm_smi_showbus(read_output("rocm-smi-showbus", "s0_appendix_b.txt")).facts
     inventory = dict(enumerate(["0000:1c:00.0", "0000:42:00.0", "0000:55:00.0", "0000:68:00.0", "0000:9e:00.0", "0000:c2:00.0", "0000:d4:00.0", "0000:e6:00.0"]))
     assert bus_mismatches(inventory, measured) == []
     assert bus_mismatches({**inventory, 8: "0000:f0:00.0"}, measured) == ["GPU8: absent (inventory 0000:f0:00.0)"]
@@ -24,11 +24,11 @@ def test_bus_mismatches_against_s0_appendix_b() -> None:
 
 
 def test_xgmi_everywhere_in_s0() -> None:
-    assert non_xgmi_pairs(parse_rocm_smi_showtopotype(read_output("rocm-smi-showtopotype", "s0_single_node.txt"))) == []
+    assert non_xgmi_pairs(parse_rocm_smi_showtopotype(read_output("rocm-smi-showtopotype", "s0_single_node.txt")).facts) == []
 
 
 def test_nvlink_count_in_h200_topology() -> None:
-    weakest, problems = weakest_gpu_links(parse_nvidia_smi_topo(read_output("nvidia-smi-topo", "h200x2_pipe.txt")))
+    weakest, problems = weakest_gpu_links(parse_nvidia_smi_topo(read_output("nvidia-smi-topo", "h200x2_pipe.txt")).facts)
     assert weakest == 18 and problems == []
 
 
@@ -39,8 +39,8 @@ def test_shared_subnets() -> None:
 
 
 def test_routing_problems_on_s0_samples() -> None:
-    rules = parse_ip_rule(read_output("ip-rule", "s0_24bit_host1.txt"))
-    routes = parse_ip_route(read_output("ip-route", "s0_table101.txt"))
+    rules = parse_ip_rule(read_output("ip-rule", "s0_24bit_host1.txt")).facts
+    routes = parse_ip_route(read_output("ip-route", "s0_table101.txt")).facts
     source = next(r for r in rules if r.table == "101").source_network
     assert source is not None
     address = next(source.hosts()) if source.prefixlen < 32 else source.network_address
@@ -51,9 +51,9 @@ def test_routing_problems_on_s0_samples() -> None:
 
 
 def test_share_pcie_switch() -> None:
-    gpu = parse_pci_device_path("/sys/devices/pci0000:19/0000:19:01.1/0000:1a:00.0/0000:1b:00.0/0000:1c:00.0\n")
-    nic = parse_pci_device_path("/sys/devices/pci0000:19/0000:19:01.1/0000:1a:00.0/0000:1b:00.1/0000:1d:00.0\n")
-    alone = parse_pci_device_path("/sys/devices/pci0000:19/0000:19:01.1/0000:1d:00.0\n")
+    gpu = parse_pci_device_path("/sys/devices/pci0000:19/0000:19:01.1/0000:1a:00.0/0000:1b:00.0/0000:1c:00.0\n").facts
+    nic = parse_pci_device_path("/sys/devices/pci0000:19/0000:19:01.1/0000:1a:00.0/0000:1b:00.1/0000:1d:00.0\n").facts
+    alone = parse_pci_device_path("/sys/devices/pci0000:19/0000:19:01.1/0000:1d:00.0\n").facts
     assert share_pcie_switch(nic, gpu) and not share_pcie_switch(alone, gpu)
 
 

@@ -57,19 +57,19 @@ SLOW = PcieLinkState(16.0, 8, 32.0, 16, True, "test")
 
 
 def test_kernel_message_names_a_slower_upstream_link() -> None:
-    log = parse_dmesg(read_output("kernel-pcie-bandwidth", "rpi_pcie_issue712_vega_limited_x1.txt"))
+    log = parse_dmesg(read_output("kernel-pcie-bandwidth", "rpi_pcie_issue712_vega_limited_x1.txt")).facts
     path = bandwidth_on_path(log, "0000:01:00.0", FULL)  # the device's own link looks fine, the path does not
     assert path.fraction == 7.876 / 126.016
     assert "limited by the link at 0000:00:00.0" in path.detail
 
 
 def test_enumerated_without_message_is_full_bandwidth() -> None:
-    log = parse_dmesg(read_output("kernel-pcie-bandwidth", "rpi_pcie_issue712_vega_limited_x1.txt"))
+    log = parse_dmesg(read_output("kernel-pcie-bandwidth", "rpi_pcie_issue712_vega_limited_x1.txt")).facts
     assert bandwidth_on_path(log, "0000:03:00.0", SLOW).fraction == 1.0
 
 
 def test_boot_log_gone_falls_back_to_the_own_link() -> None:
-    log = parse_dmesg(read_output("dmesg", "h200_grep_nvidia.txt"))
+    log = parse_dmesg(read_output("dmesg", "h200_grep_nvidia.txt")).facts
     path = bandwidth_on_path(log, "0000:9a:00.0", SLOW)
     assert path.fraction == (15754 * 8) / (31508 * 16)
     assert "no longer in dmesg" in path.detail

@@ -72,3 +72,12 @@ def test_parse_error_of_the_output_is_one_line(tmp_path: Path, capsys: pytest.Ca
     assert main(["parse", "proc-cmdline", str(empty)]) == 1
     err = capsys.readouterr().err
     assert err.startswith("gpufabric: cannot parse proc-cmdline output") and err.count("\n") == 1
+
+
+def test_checks_show_the_switch_checks_for_every_switch_os(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["checks"]) == 0
+    out = capsys.readouterr().out
+    switch_ids = [f"SW-00{n}" for n in range(1, 8)] + [f"NSW-00{n}" for n in range(1, 5)]
+    for check_id in switch_ids:
+        block = out[out.index(f"{check_id} "):].split("\n", 2)[1]
+        assert "applies to: arista, sonic, juniper;" in block, (check_id, block)

@@ -77,10 +77,25 @@ def undeclared_imports(declared: set[str], imported: set[str], distributions: Ma
     }  # fmt: skip
 
 
+def lab_extra(pyproject: Path) -> set[str]:
+    """The ``lab`` extra: what the namespace lab and the loopback target need beyond the runtime dependencies."""
+    extras = tomllib.loads(pyproject.read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    return {normalized(re.split(r"[\s<>=!~;\[]", requirement, maxsplit=1)[0]) for requirement in extras["lab"]}
+
+
 def _package() -> tuple[set[str], set[str], str]:
-    sources = sorted(PACKAGE.rglob("*.py"))
+    sources = sorted(path for path in PACKAGE.rglob("*.py") if "lab" not in path.relative_to(PACKAGE).parts)
     text = "\n".join(path.read_text(encoding="utf-8") for path in sources)
     return declared_dependencies(REPO / "pyproject.toml"), imported_modules(sources), text
+
+
+def test_the_lab_imports_only_runtime_dependencies_and_its_extra() -> None:
+    """pytest_gpufabric.lab (a test bed: namespaces, the loopback target) may use the ``lab`` extra as well."""
+    declared = declared_dependencies(REPO / "pyproject.toml") | lab_extra(REPO / "pyproject.toml")
+    lab = sorted((PACKAGE / "lab").rglob("*.py"))
+    assert undeclared_imports(declared, imported_modules(lab), packages_distributions()) == set()
+    assert lab_extra(REPO / "pyproject.toml") <= {normalized(dist) for module in imported_modules(lab)
+                                                     for dist in packages_distributions().get(module, [])}
 
 
 def test_every_declared_runtime_dependency_is_used_by_the_package() -> None:

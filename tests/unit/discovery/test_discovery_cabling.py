@@ -14,7 +14,7 @@ from pytest_gpufabric.inventory import SshConfig, load_inventory
 from pytest_gpufabric.parsers.lldp import parse_lldpctl_keyvalue
 from tests.outputs import read_output
 
-NEIGHBORS = parse_lldpctl_keyvalue(read_output("lldpctl-keyvalue", "devhost_sonic_leaf_two_ports.txt"))
+NEIGHBORS = parse_lldpctl_keyvalue(read_output("lldpctl-keyvalue", "devhost_sonic_leaf_two_ports.txt")).facts
 PLATFORM = FoundPlatform("none", "none", "other", "none")
 
 

@@ -7,7 +7,7 @@ from pytest_gpufabric.parsers.pci_path import parse_pci_device_path
 
 
 def path(text: str):
-    return parse_pci_device_path(text + "\n")
+    return parse_pci_device_path(text + "\n").facts
 
 
 # Two PCIe switches below two root ports; GPU bus numbers interleave with the NICs' on purpose, so a pairing

@@ -23,7 +23,7 @@ from pytest_gpufabric.exclusive.leases import (
 )
 from pytest_gpufabric.transport.bounded import bounded_command
 
-RUN_A, RUN_B = "aaaaaa000001", "bbbbbb000002"
+RUN_A, RUN_B = "20261127-101500-aaaaaa", "20261127-101501-bbbbbb"  # run ids as signoff.runs makes them
 NIC = "nic:node01/bnxt_re0"
 
 
@@ -127,6 +127,8 @@ def test_a_run_id_that_could_reach_a_shell_is_refused() -> None:
         NodeGuard("abc; rm -rf /", "x", (NIC,))
     with pytest.raises(ValueError):
         stop_command("$(reboot)")
+    with pytest.raises(ValueError):
+        stop_command("-rf-000001")
 
 
 def node_hostname() -> str:

@@ -123,7 +123,7 @@ def test_platform_keys_missing_after_merge_are_reported_for_every_node(
     path = write_site(minimal_text.replace(", deployment: baremetal}", "}"))
     assert validate_inventory_file(path, KNOWN_PROFILES) == [
         f"{path}:{line}: nodes[{index}].platform.deployment: missing (set it in the node's platform or in "
-        "defaults.platform; expected one of: baremetal, vmware)"
+        "defaults.platform; expected one of: baremetal, vmware, guest)"
         for index, line in ((0, 9), (1, 27))
     ]
 

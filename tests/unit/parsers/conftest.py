@@ -29,3 +29,17 @@ def parse_error() -> Callable[..., ParseError]:
         return caught.value
 
     return check
+
+
+@pytest.fixture
+def unread_line() -> Callable[..., Any]:
+    """``unread_line(parsed, *fragments)``: the parser read the output but left a line unread whose text and
+    reason hold every fragment (the parsing rule: a bad line costs only its own facts)."""
+
+    def check(parsed: Any, *fragments: str) -> Any:
+        lines = [f"{u.text} ({u.reason})" for u in parsed.unread]
+        found = [line for line in lines if all(fragment in line for fragment in fragments)]
+        assert found, f"no unread line with {fragments!r} in {lines!r}"
+        return found[0]
+
+    return check

@@ -111,19 +111,24 @@ def test_ibv_devinfo_gid_lines_without_their_device_are_refused(output, parse_er
 
 
 def test_process_names(output) -> None:
-    names = parse_proc_comm(output("proc-comm", "devhost_container.txt"))
+    names = parse_proc_comm(output("proc-comm", "devhost_container.txt")).facts
     assert {"bash", "kthreadd", "kswapd0"} <= names
     assert "kworker/0:0H-events_highpri" in names  # kernel workers carry their queue's name past 15 characters
 
 
-def test_process_names_with_an_error_mixed_in(output, parse_error) -> None:
+def test_process_names_with_an_error_mixed_in(output, unread_line) -> None:
+    """A process that ended while cat read the list: its error line is unread, the other names are read."""
     text = output("proc-comm", "devhost_container.txt") + "cat: /proc/4242/comm: No such file or directory\n"
-    parse_error(parse_proc_comm, text, "an error message among the process names")
+    parsed = parse_proc_comm(text)
+    assert {"bash", "kthreadd"} <= parsed.facts and not any(name.startswith("cat:") for name in parsed.facts)
+    unread_line(parsed, "cat: /proc/4242/comm", "an error message among the process names")
 
 
-def test_ufw_switch(output, parse_error) -> None:
+def test_ufw_switch(output, parse_error, unread_line) -> None:
     text = output("ufw-conf", "debian12_ufw_0.36.2_default.txt")
-    assert parse_ufw_conf(text) is False
-    assert parse_ufw_conf(text.replace("ENABLED=no", "ENABLED=yes")) is True
+    assert parse_ufw_conf(text).facts is False
+    assert parse_ufw_conf(text.replace("ENABLED=no", "ENABLED=yes")).facts is True
     parse_error(parse_ufw_conf, text.replace("ENABLED=no", "ENABLED=maybe"), "ENABLED is 'maybe'")
-    parse_error(parse_ufw_conf, text.replace("LOGLEVEL=low", "LOGLEVEL low"), "expected '<NAME>=<value>'")
+    other = parse_ufw_conf(text.replace("LOGLEVEL=low", "LOGLEVEL low"))  # another setting damaged: ENABLED still read
+    assert other.facts is False
+    unread_line(other, "LOGLEVEL low", "expected '<NAME>=<value>'")

@@ -16,17 +16,25 @@ from pytest_gpufabric.parsers.vmware import parse_passthru_map, parse_vmx_settin
     ("name", "total"), [("h200x2_meminfo.txt", 263998500), ("devhost_meminfo.txt", 24684096)], ids=["h200", "devhost"]
 )
 def test_meminfo(output, name: str, total: int) -> None:
-    info = parse_meminfo(output("meminfo", name))
+    info = parse_meminfo(output("meminfo", name)).facts
     assert info.mem_total_kib == total and info.values["MemFree"] <= total
 
 
 @pytest.mark.parametrize(
     ("text", "fragment"),
-    [("MemFree:        24428304 kB\n", "no MemTotal"), ("MemTotal: lots\n", "expected '<Field>: <number> kB'")],
-    ids=["no-total", "not-a-number"],
+    [("MemTotal: lots\n", "expected '<Field>: <number> kB'"), ("meminfo: no such file\n", "no '<Field>")],
+    ids=["not-a-number", "not-meminfo"],
 )
 def test_malformed_meminfo(parse_error, text: str, fragment: str) -> None:
     parse_error(parse_meminfo, text, "meminfo", fragment)
+
+
+def test_meminfo_without_memtotal_leaves_it_missing(output, unread_line) -> None:
+    """A damaged MemTotal line costs MemTotal only: HOST-005 then has no value to judge (an error, never a pass)."""
+    text = output("meminfo", "devhost_meminfo.txt")
+    parsed = parse_meminfo(text.replace("MemTotal:       24684096 kB", "MemTotal:       24684096 KB"))
+    assert parsed.facts.mem_total_kib is None and parsed.facts.values["MemFree"] > 0
+    unread_line(parsed, "MemTotal", "expected '<Field>: <number> kB'")
 
 
 def test_dpkg_list(output) -> None:

@@ -9,7 +9,7 @@ from pytest_gpufabric.parsers.ip import parse_ip_addr, parse_ip_link, parse_ip_r
 
 @pytest.mark.parametrize("name", ["devhost_oneline.txt", "devhost_multiline.txt"], ids=["-o", "plain"])
 def test_ip_link(output, name: str) -> None:
-    links = parse_ip_link(output("ip-link", name))
+    links = parse_ip_link(output("ip-link", name)).facts
     assert [link.name for link in links.links] == ["lo", "ifb0", "ifb1", "eth0"]
     eth0 = links.get("eth0")
     assert (eth0.index, eth0.mtu, eth0.state, eth0.mac) == (4, 1400, "UP", "02:fc:00:00:00:01")
@@ -20,7 +20,7 @@ def test_ip_link(output, name: str) -> None:
 
 
 def test_ip_link_vlan_parent() -> None:
-    (link,) = parse_ip_link("7: eth1.100@eth1: <BROADCAST,MULTICAST> mtu 9000 qdisc noop state DOWN mode DEFAULT\n").links
+    (link,) = parse_ip_link("7: eth1.100@eth1: <BROADCAST,MULTICAST> mtu 9000 qdisc noop state DOWN mode DEFAULT\n").facts.links
     assert (link.name, link.parent, link.mtu) == ("eth1.100", "eth1", 9000)
 
 
@@ -28,7 +28,7 @@ def test_ip_link_vlan_parent() -> None:
     ("text", "fragment"),
     [("", "empty"), ('Device "enp1s0" does not exist.\n', "expected '<index>: <name>"),
      ("2: eth0: <UP,LOWER_UP> qdisc noop state UP\n", "no mtu"),
-     ("2: eth0: <UP,LOWER_UP> mtu big state UP\n", "expected an integer")],
+     ("2: eth0: <UP,LOWER_UP> mtu big state UP\n", "expected a whole number")],
     ids=["empty", "error-message", "no-mtu", "bad-mtu"],
 )
 def test_ip_link_malformed(parse_error, text: str, fragment: str) -> None:
@@ -45,13 +45,13 @@ def test_ip_link_malformed(parse_error, text: str, fragment: str) -> None:
     ids=["ip-o-4-addr", "s0-grep-inet-1", "s0-grep-inet-2"],
 )
 def test_ip_addr(output, name: str, interface: str, address: str) -> None:
-    addresses = parse_ip_addr(output("ip-addr", name))
+    addresses = parse_ip_addr(output("ip-addr", name)).facts
     assert addresses.of(interface) == (IPv4Interface(address),)
     assert addresses.of("missing0") == ()
 
 
 def test_ip_addr_keeps_every_interface(output) -> None:
-    addresses = parse_ip_addr(output("ip-addr", "devhost_oneline.txt"))
+    addresses = parse_ip_addr(output("ip-addr", "devhost_oneline.txt")).facts
     assert [entry.name for entry in addresses.interfaces] == ["lo", "eth0"]
 
 
@@ -76,14 +76,14 @@ def test_ip_addr_malformed(parse_error, text: str, fragment: str) -> None:
     ids=["s0-24bit", "s0-31bit", "s1-vmware"],
 )
 def test_ip_rule(output, name: str, count: int, source: str, table: str) -> None:
-    rules = parse_ip_rule(output("ip-rule", name))
+    rules = parse_ip_rule(output("ip-rule", name)).facts
     assert len(rules) == count
     assert any(rule.source == source and rule.table == table for rule in rules)
     assert rules[0].source == "all" and rules[0].table == "local" and rules[0].priority == 0
 
 
 def test_ip_rule_destination_selector(output) -> None:
-    rules = parse_ip_rule(output("ip-rule", "s0_31bit_host1.txt"))
+    rules = parse_ip_rule(output("ip-rule", "s0_31bit_host1.txt")).facts
     to_rules = [rule for rule in rules if rule.destination]
     assert len(to_rules) == 8 and to_rules[0].destination == "1.1.101.14/16" and to_rules[0].source == "all"
 
@@ -91,7 +91,7 @@ def test_ip_rule_destination_selector(output) -> None:
 @pytest.mark.parametrize(
     ("text", "fragment"),
     [("", "empty"), ("32762: from 192.168.1.1\n", "expected '<priority>: from"),
-     ("x: from all lookup main\n", "expected an integer"), ("5: from 10.0.0.300 lookup 5\n", "not an IPv4")],
+     ("x: from all lookup main\n", "expected a whole number"), ("5: from 10.0.0.300 lookup 5\n", "not an IPv4")],
     ids=["empty", "no-table", "bad-priority", "bad-source"],
 )
 def test_ip_rule_malformed(parse_error, text: str, fragment: str) -> None:
@@ -108,13 +108,13 @@ def test_ip_rule_malformed(parse_error, text: str, fragment: str) -> None:
     ids=["s0-24bit", "s0-31bit", "s1-vmware"],
 )
 def test_ip_route_default_per_table(output, name: str, gateway: str, device: str) -> None:
-    (route,) = parse_ip_route(output("ip-route", name))
+    (route,) = parse_ip_route(output("ip-route", name)).facts
     assert route.is_default and route.gateway == gateway and route.device == device
     assert route.gateway_address == IPv4Address(gateway)
 
 
 def test_ip_route_main_table(output) -> None:
-    default, subnet = parse_ip_route(output("ip-route", "devhost_main.txt"))
+    default, subnet = parse_ip_route(output("ip-route", "devhost_main.txt")).facts
     assert default.is_default and default.device == "eth0"
     assert subnet.destination == "192.0.2.0/24" and subnet.gateway is None
     assert subnet.source == "192.0.2.2" and subnet.gateway_address is None

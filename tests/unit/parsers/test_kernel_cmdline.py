@@ -43,26 +43,32 @@ def test_malformed_command_line(parse_error, text: str, fragment: str) -> None:
 
 @pytest.mark.parametrize("name", ["h200_numa_balancing.txt", "devhost_numa_balancing.txt"])
 def test_numa_balancing(output, name: str) -> None:
-    assert parse_proc_sys_int(output("proc-sys-value", name)) == 0
+    assert parse_proc_sys_int(output("proc-sys-value", name)).facts == 0
 
 
 @pytest.mark.parametrize(
     ("text", "fragment"),
-    [("", "empty"), ("enabled\n", "expected an integer"), ("0\n1\n", "2 lines")],
-    ids=["empty", "word", "two-lines"],
+    [("", "empty"), ("enabled\n", "expected a whole number")],
+    ids=["empty", "word"],
 )
 def test_malformed_proc_sys_value(parse_error, text: str, fragment: str) -> None:
     parse_error(parse_proc_sys_int, text, fragment)
 
 
+def test_a_second_line_of_a_proc_sys_value_is_unread(unread_line) -> None:
+    parsed = parse_proc_sys_int("0\n1\n")
+    assert parsed.facts == 0
+    unread_line(parsed, "1", "a second line")
+
+
 def test_sysctl_arp_settings(output) -> None:
-    settings = parse_sysctl(output("sysctl", "devhost_arp.txt"))
+    settings = parse_sysctl(output("sysctl", "devhost_arp.txt")).facts
     assert settings.get_int("net.ipv4.conf.all.arp_ignore") == 0
     assert settings.get_int("net.ipv4.conf.all.arp_announce") == 0
 
 
 def test_sysctl_missing_setting_is_reported(output, parse_error) -> None:
-    settings = parse_sysctl(output("sysctl", "devhost_arp.txt"))
+    settings = parse_sysctl(output("sysctl", "devhost_arp.txt")).facts
     parse_error(settings.get_int, "net.ipv4.ip_forward", "net.ipv4.ip_forward missing")
 
 

@@ -46,7 +46,7 @@ def test_bnxt_re_conf_non_integer_value_is_reported() -> None:
     ids=["faq9", "cluster-node", "grep-one"],
 )
 def test_rdma_link(output, name: str, count: int, device: str, netdev: str) -> None:
-    links = parse_rdma_link(output("rdma-link", name))
+    links = parse_rdma_link(output("rdma-link", name)).facts
     assert len(links.links) == count
     link = links.get(device)
     assert (link.port, link.state, link.physical_state, link.netdev) == (1, "ACTIVE", "LINK_UP", netdev)
@@ -54,7 +54,7 @@ def test_rdma_link(output, name: str, count: int, device: str, netdev: str) -> N
 
 
 def test_rdma_link_down_without_netdev() -> None:
-    (link,) = parse_rdma_link("link rocep1s0f1/1 state DOWN physical_state DISABLED\n").links
+    (link,) = parse_rdma_link("link rocep1s0f1/1 state DOWN physical_state DISABLED\n").facts.links
     assert (link.state, link.physical_state, link.netdev) == ("DOWN", "DISABLED", None)
 
 

@@ -118,7 +118,7 @@ def test_missing_results_file_is_a_one_line_error(tmp_path: Path) -> None:
 
 def test_report_command_names_a_missing_results_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["report", str(tmp_path / "nowhere"), "-o", str(tmp_path / "out")]) == 1
-    assert capsys.readouterr().err.strip().startswith("gpufabric: no results file at")
+    assert capsys.readouterr().err.strip().startswith("gpufabric: no results at")
 
 
 # -- the verdict's scope: the checks the profile requires ------------------------------------------------------

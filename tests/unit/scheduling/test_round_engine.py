@@ -91,3 +91,17 @@ def test_one_driver_for_two_workers_whichever_round_they_ask_first(demo_inventor
     assert set(rig.measured.values()) == {1} and len(rig.measured) == 120  # each NIC pair measured once in the run
     spans = rig.log.read()
     assert len({span.worker for span in spans}) == 1 and find_overlaps(spans) == []
+
+
+def test_large_rounds_are_shared_by_the_processes_small_ones_stay_whole() -> None:
+    """Every worker drives its part of a round from SPLIT_FROM_NODE_PAIRS node pairs on; the parts are disjoint
+    and together the round; a small round (the lab's 8 node pairs) stays with one driver."""
+    from pytest_gpufabric.measuring.engine import SPLIT_FROM_NODE_PAIRS, RoundMember, RoundPlan
+
+    members = tuple(RoundMember(f"t[{index}]", None) for index in range(SPLIT_FROM_NODE_PAIRS + 1))  # type: ignore[arg-type]
+    parts = RoundPlan("PERF-002", 1, 3, members).split(2)
+    assert [part.key for part in parts] == ["PERF-002-round00001-share0", "PERF-002-round00001-share1"]
+    assert [part.lane for part in parts] == ["PERF-002#0", "PERF-002#1"]
+    assert sorted(member.nodeid for part in parts for member in part.members) == sorted(m.nodeid for m in members)
+    small = RoundPlan("PERF-002", 1, 3, members[:8])
+    assert small.split(2) == [small] and small.lane == "PERF-002" and small.key == "PERF-002-round00001"

@@ -62,7 +62,7 @@ class Cluster:
 
     def engine(self) -> RoundEngine:
         engine = RoundEngine(self.run, lambda check, target: target.rail_pairs(), self.locks, self.shared, self.log,
-                             "gw0", None, self.control)
+                             "gw0", None, control=self.control)
         engine.plan(self.plans)
         return engine
 

@@ -55,7 +55,7 @@ def test_a_stop_signal_sets_the_flag_at_once_and_interrupts_the_process(tmp_path
         sent = time.monotonic()
         process.send_signal(signal.SIGTERM)
         reason = _wait_for(tmp_path / "on_stop")
-        assert time.monotonic() - sent < 10 and reason == f"SIGTERM to pid {process.pid}"
+        assert time.monotonic() - sent < 30 and reason == f"SIGTERM to pid {process.pid}"  # generous: a shared, loaded machine
         assert StopFlag(tmp_path).reason() == reason
     finally:
         process.kill()

@@ -29,6 +29,8 @@ CONFIG_COMMANDS = {
         "configure", "edit", "set class-of-service forwarding-classes class NO-LOSS queue-num 4", "commit",
         "delete interfaces et-0/0/0", "show configuration | display set; commit", "request system reboot",
         "clear interfaces statistics all", "show configuration | save /var/tmp/x", "start shell",
+        "show configuration | display set | save /var/tmp/x", "show interfaces | display set; commit",
+        "request pfe execute command \"show cos\" target fpc0", "show configuration | compare rollback 1",
     ],
 }
 READS = {
@@ -37,7 +39,10 @@ READS = {
                "show priority-flow-control", "show priority-flow-control interfaces Ethernet1/1 status"],
     "sonic": ["sonic-cfggen -d --print-data", "cat /etc/sonic/config_db.json", "show interfaces status",
               "show interfaces counters", "show pfc counters", "show pfcwd stats"],
-    "juniper": ["show configuration class-of-service | display json", "show interfaces extensive et-0/0/0 | display json"],
+    "juniper": ["show configuration class-of-service | display json", "show interfaces extensive et-0/0/0 | display json",
+                "show configuration", "show configuration | display set", "show interfaces extensive",
+                "show interfaces queue et-0/0/1:0", "show class-of-service interface et-0/0/1:0",
+                "show class-of-service congestion-notification", "show interfaces et-0/0/0 extensive"],
 }
 
 

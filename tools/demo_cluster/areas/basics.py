@@ -105,7 +105,7 @@ def link_outputs(node: DemoNode) -> Outputs:
     outputs: Outputs = {}
     for slot in node.slots:
         mtu = 1500 if (node.name, slot.index) in MTU_1500 else 9000
-        mac = f"7c:c2:55:{node.number:02x}:{slot.index:02x}:{slot.nic_bus:02x}"
+        mac = node.nic_mac(slot)
         line = (
             f"{slot.index + 4}: {slot.netdev}: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu {mtu} qdisc mq state UP "
             f"mode DEFAULT group default qlen 1000\\    link/ether {mac} brd ff:ff:ff:ff:ff:ff\n"

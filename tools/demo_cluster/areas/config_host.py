@@ -31,7 +31,7 @@ def nic_address(node: DemoNode, slot: DemoSlot) -> str:
 
 def _dmesg(node: DemoNode) -> str:
     lines = ["[    5.120034] bnxt_en 0000:1d:00.0 (unnamed net_device) (uninitialized): Device requests max timeout of 100 seconds, may trigger hung task watchdog",
-             f"[   12.538271] bnxt_re: Broadcom NetXtreme-C/E RoCE Driver Version 234.0.154.0"]
+             "[   12.538271] bnxt_re: Broadcom NetXtreme-C/E RoCE Driver Version 234.0.154.0"]
     for slot in node.slots:
         if (node.name, slot.index) in SETETS_FAILED:  # S0 5.1 FAQ 5
             lines += [f"[   13.104211] infiniband {slot.rdma_device}: Fail to setets rc:-22",

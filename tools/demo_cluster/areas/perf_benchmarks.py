@@ -29,6 +29,7 @@ from pytest_gpufabric.checks.perf_plan import BW_WITH_QPS, loopback_leg, pair_le
 from pytest_gpufabric.commands import sh
 from pytest_gpufabric.targets import targets_for_scope
 from tools.demo_cluster.areas.perf_connectivity import REPO, demo_inventory
+from tools.demo_cluster.node_pair_runs import node_pair_outputs
 from tools.demo_cluster.outputs import Outputs
 from tools.demo_cluster.topology import DemoNode
 
@@ -66,42 +67,48 @@ def status_12_output(device: str) -> str:
     return fixture("perftest/s0-5.1-faq2-ib_write_bw-failed-status-12.txt").replace("roceo3811", device)
 
 
-def _legs() -> list[tuple[str, str, PerftestLeg]]:
-    """(check id, target id, leg) of every demo perftest leg, in a fixed order."""
+def _loopback_legs() -> list[tuple[str, PerftestLeg]]:
+    """(target id, leg) of every demo PERF-001 leg, in a fixed order."""
     inventory = demo_inventory()
-    legs: list[tuple[str, str, PerftestLeg]] = []
-    for target in targets_for_scope(inventory, "nic_gpu_pair"):
-        legs.append(("PERF-001", target.id, loopback_leg(target.node, target.nic, target.gpu.index)))  # type: ignore[union-attr]
-    for check_id, gpu in (("PERF-002", False), ("PERF-003", True)):
-        for target in targets_for_scope(inventory, "nic_pair"):
-            for leg in pair_legs(target.node_a, target.nic_a, target.node_b, target.nic_b,  # type: ignore[union-attr]
-                                 tool="ib_write_bw", flags=BW_WITH_QPS, gpu_server=gpu, gpu_client=gpu):
-                legs.append((check_id, target.id, leg))
-    return legs
+    return [(target.id, loopback_leg(target.node, target.nic, target.gpu.index))  # type: ignore[union-attr]
+            for target in targets_for_scope(inventory, "nic_gpu_pair")]
 
 
 def _ends(leg: PerftestLeg) -> frozenset[tuple[str, str]]:
     return frozenset({(leg.server_node, leg.server.device), (leg.client_node, leg.client.device)})
 
 
+def _factor(leg: PerftestLeg) -> float:
+    return BAD_CABLE_FACTOR if _ends(leg) == BAD_CABLE else 1.0
+
+
 def _client_output(check_id: str, leg: PerftestLeg) -> tuple[str, int]:
     if check_id == "PERF-002" and _ends(leg) == STATUS_12[0] and leg.server_node == STATUS_12[1]:
         return status_12_output(leg.client.device), 1
-    factor = BAD_CABLE_FACTOR if _ends(leg) == BAD_CABLE else 1.0
-    return perftest_output(leg.client.device, leg.client.gpu_flag, factor), 0
+    return perftest_output(leg.client.device, leg.client.gpu_flag, _factor(leg)), 0
 
 
 def perftest_outputs(node: DemoNode) -> Outputs:
     outputs: Outputs = {}
-    for check_id, target_id, leg in _legs():
+    for target_id, leg in _loopback_legs():
         if leg.server_node == node.name:
-            pid_file = pid_path(check_id, target_id, leg.role)
-            factor = BAD_CABLE_FACTOR if _ends(leg) == BAD_CABLE else 1.0
+            pid_file = pid_path("PERF-001", target_id, leg.role)
             command = server_command(leg.tool, leg.server, leg.port, pid_file, leg.flags, leg.extra)
-            outputs[command] = (perftest_output(leg.server.device, leg.server.gpu_flag, factor), 0)
+            outputs[command] = (perftest_output(leg.server.device, leg.server.gpu_flag, _factor(leg)), 0)
         if leg.client_node == node.name:
             command = client_command(leg.tool, leg.client, leg.server.address, leg.port, leg.flags, leg.extra)
-            outputs[command] = _client_output(check_id, leg)
+            outputs[command] = _client_output("PERF-001", leg)
+    for check_id, gpu in (("PERF-002", False), ("PERF-003", True)):
+        for target in targets_for_scope(demo_inventory(), "node_pair"):
+            if node.name not in (target.a.name, target.b.name):  # type: ignore[union-attr]
+                continue
+            pairs = [(pair.id, pair_legs(pair.node_a, pair.nic_a, pair.node_b, pair.nic_b, tool="ib_write_bw",
+                                         flags=BW_WITH_QPS, gpu_server=gpu, gpu_client=gpu))
+                     for pair in target.rail_pairs()]  # type: ignore[union-attr]
+            recorded = node_pair_outputs(
+                check_id, pairs, lambda leg: (perftest_output(leg.server.device, leg.server.gpu_flag, _factor(leg)), 0),
+                lambda leg, check_id=check_id: _client_output(check_id, leg))  # type: ignore[misc]
+            outputs.update(recorded.get(node.name, {}))
     return outputs
 
 

@@ -1,5 +1,7 @@
 """Demo outputs of perftest between node pairs: host-to-host ib_send_bw pinned to local cores (PERF-004),
-host<->device ib_write_bw (PERF-005), all rails of two nodes at once (PERF-006) and ib_write_lat (PERF-007).
+host<->device ib_write_bw (PERF-005), all rails of two nodes at once (PERF-006) and ib_write_lat (PERF-007); the
+checks measured per node pair (PERF-005, PERF-007) run all rails together, one command per node and step
+(node_pair_runs.py).
 
 Built from real sample outputs: the S0 2.8.2 ib_write_bw output (fixtures/outputs/perftest/
 s0-2.8.2-ib_write_bw-rocm-bidirectional-gbits.txt) for ib_write_bw; for ib_send_bw the S0 2.8.2 layout with
@@ -31,7 +33,7 @@ from pytest_gpufabric.checks.perf_commands import (
     server_command,
 )
 from pytest_gpufabric.checks.perf_plan import pair_legs, rail_pairs
-from pytest_gpufabric.targets import targets_for_scope
+from pytest_gpufabric.targets import NicPairTarget, targets_for_scope
 from tools.demo_cluster.areas.perf_benchmarks import (
     BAD_CABLE,
     BAD_CABLE_FACTOR,
@@ -39,6 +41,7 @@ from tools.demo_cluster.areas.perf_benchmarks import (
     fixture,
     perftest_output,
 )
+from tools.demo_cluster.node_pair_runs import node_pair_outputs
 from tools.demo_cluster.areas.perf_connectivity import demo_inventory
 from tools.demo_cluster.outputs import Outputs
 from tools.demo_cluster.topology import DemoNode
@@ -121,8 +124,21 @@ def _core(slot: int) -> int:
     return int(CPULISTS[0 if slot < 4 else 1].split("-")[0])
 
 
+def _node_pair_legs(check_id: str, pair: NicPairTarget) -> list[PerftestLeg]:
+    """The legs of the checks measured per node pair, all rails together (PERF-005, PERF-007), as the suite builds them."""
+    a, na, b, nb = pair.node_a, pair.nic_a, pair.node_b, pair.nic_b
+    if check_id == "PERF-007":
+        return pair_legs(a, na, b, nb, tool="ib_write_lat", flags=LAT_FLAGS, gpu_server=False, gpu_client=False,
+                         both_directions=False)[:1]
+    gpu_serves = pair_legs(a, na, b, nb, tool="ib_write_bw", flags=BW_FLAGS, gpu_server=True, gpu_client=False,
+                           both_directions=False)[0]
+    host_serves = pair_legs(a, na, b, nb, tool="ib_write_bw", flags=BW_FLAGS, gpu_server=False, gpu_client=True,
+                            both_directions=False)[0]
+    return [replace(gpu_serves, role="gpu-serves"), replace(host_serves, role="host-serves")]
+
+
 def planned_legs() -> tuple[list[Planned], list[tuple[str, list[PerftestLeg]]]]:
-    """Sequential legs of PERF-004/005/007 and the concurrent leg groups of PERF-006 (node pair id, legs)."""
+    """Sequential legs of PERF-004 and the concurrent leg groups of PERF-006 (node pair id, legs)."""
     inventory = demo_inventory()
     legs: list[Planned] = []
     for target in targets_for_scope(inventory, "nic_pair"):
@@ -130,14 +146,6 @@ def planned_legs() -> tuple[list[Planned], list[tuple[str, list[PerftestLeg]]]]:
         for leg in pair_legs(a, na, b, nb, tool="ib_send_bw", flags=("-a", "-F", "-x", "3", "--report_gbits"),
                              gpu_server=False, gpu_client=False, cores=(_core(na.rail), _core(nb.rail))):
             legs.append(("PERF-004", target.id, leg))
-        gpu_serves = pair_legs(a, na, b, nb, tool="ib_write_bw", flags=BW_FLAGS, gpu_server=True, gpu_client=False,
-                               both_directions=False)[0]
-        host_serves = pair_legs(a, na, b, nb, tool="ib_write_bw", flags=BW_FLAGS, gpu_server=False, gpu_client=True,
-                                both_directions=False)[0]
-        legs += [("PERF-005", target.id, replace(gpu_serves, role="gpu-serves")),
-                 ("PERF-005", target.id, replace(host_serves, role="host-serves"))]
-        legs.append(("PERF-007", target.id, pair_legs(a, na, b, nb, tool="ib_write_lat", flags=LAT_FLAGS, gpu_server=False,
-                                                     gpu_client=False, both_directions=False)[0]))
     groups = []
     for target in targets_for_scope(inventory, "node_pair"):
         a, b = target.a, target.b  # type: ignore[union-attr]
@@ -156,7 +164,8 @@ def _server_steps(node: DemoNode, check_id: str, target_id: str, leg: PerftestLe
 
 def build(node: DemoNode) -> Outputs:
     outputs: Outputs = {}
-    me = demo_inventory().node(node.name)
+    inventory = demo_inventory()
+    me = inventory.node(node.name)
     for nic in me.nics:
         outputs[local_cpulist_command(nic.name)] = (CPULISTS[0 if nic.rail < 4 else 1] + "\n", 0)
     sequential, groups = planned_legs()
@@ -165,6 +174,13 @@ def build(node: DemoNode) -> Outputs:
         if leg.client_node == node.name:
             command = client_command(leg.tool, leg.client, leg.server.address, leg.port, leg.flags, leg.extra)
             outputs[command] = (bw_output(leg, leg.client.gpu_flag), 0)
+    for check_id in ("PERF-005", "PERF-007"):
+        for target in targets_for_scope(inventory, "node_pair"):
+            if node.name in (target.a.name, target.b.name):  # type: ignore[union-attr]
+                pairs = [(pair.id, _node_pair_legs(check_id, pair)) for pair in target.rail_pairs()]  # type: ignore[union-attr]
+                recorded = node_pair_outputs(check_id, pairs, lambda leg: (_server_log(leg), 0),
+                                             lambda leg: (bw_output(leg, leg.client.gpu_flag), 0))
+                outputs.update(recorded.get(node.name, {}))
     for target_id, legs in groups:
         for leg in legs:
             _server_steps(node, "PERF-006", target_id, leg, outputs)

@@ -68,6 +68,13 @@ def pfc_counters(ports: Ports, frames: int) -> str:
     return "\n".join(tables)
 
 
+def queue_counters(ports: Ports) -> str:
+    """`show queue counters` in the layout of SONiC's test output (`For namespace :`, UC queues 0-7)."""
+    columns = ["Port", "TxQ", "Counter/pkts", "Counter/bytes", "Drop/pkts", "Drop/bytes"]
+    rows = [[port, f"UC{q}", "0", "0", "0", "0"] for port, _ in ports for q in range(8)]
+    return "For namespace :\n" + render(columns, rows)
+
+
 def pfcwd_stats(ports: Ports, storms: bool) -> str:
     columns = ["QUEUE", "STATUS", "STORM DETECTED/RESTORED", "TX OK/DROP", "RX OK/DROP", "TX LAST OK/DROP", "RX LAST OK/DROP"]
     rows = []
@@ -86,8 +93,10 @@ def build(switch: DemoSwitch, ports: Ports) -> dict[str | None, Outputs]:
         None: {"sonic-cfggen -d --print-data": (config_db(ports), 0), "show interfaces status": (interfaces_status(ports), 0)},
         snapshot_item("before"): {"show interfaces counters": (interfaces_counters(ports), 0),
                                   "show pfc counters": (pfc_counters(ports, 0), 0),
+                                  "show queue counters": (queue_counters(ports), 0),
                                   "show pfcwd stats": (pfcwd_stats(ports, False), 0)},
         snapshot_item("after"): {"show interfaces counters": (interfaces_counters(ports), 0),
                                  "show pfc counters": (pfc_counters(ports, 1480), 0),
+                                 "show queue counters": (queue_counters(ports), 0),
                                  "show pfcwd stats": (pfcwd_stats(ports, True), 0)},
     }

@@ -1,0 +1,57 @@
+"""The many-node loopback target: one SSH server answering for more node names than one sshd can listen on."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from pytest_gpufabric.inventory import load_inventory
+from pytest_gpufabric.lab.loopback_target import LoopbackTarget
+from pytest_gpufabric.transport.factory import live_transport
+
+NODES = 300  # above OpenSSH's 256 listen sockets of one sshd
+
+
+@pytest.fixture(scope="module")
+def target() -> LoopbackTarget:
+    with LoopbackTarget(NODES, rails=2) as up:
+        yield up
+    assert up.server_cpu_s is not None and up.server_cpu_s > 0
+
+
+def test_every_node_answers_under_its_own_name_with_host_keys_checked(target: LoopbackTarget, tmp_path: Path) -> None:
+    inventory = load_inventory(target.write_inventory(tmp_path / "site.yaml"), ["mi300x-thor2"])
+    assert len(inventory.nodes) == NODES and {len(node.nics) for node in inventory.nodes} == {2}
+    transport = live_transport(inventory, verify_host_keys=True)
+    names = [node.name for node in inventory.nodes]
+    try:
+        with ThreadPoolExecutor(32) as pool:
+            results = list(pool.map(lambda name: transport.run(name, 'echo "$GPUFABRIC_NODE $HOME"', 30), names))
+    finally:
+        transport.close()
+    for name, result in zip(names, results):
+        assert result.exit_code == 0, result.stderr
+        assert result.stdout.split()[0] == name and result.stdout.split()[1].endswith(f"/nodes/{name}")
+
+
+def test_stand_ins_answer_at_once_in_the_real_tools_formats(target: LoopbackTarget, tmp_path: Path) -> None:
+    inventory = load_inventory(target.write_inventory(tmp_path / "site.yaml"), ["mi300x-thor2"])
+    transport = live_transport(inventory, verify_host_keys=True)
+    try:
+        perftest = transport.run("node0007", "ib_write_bw -d bnxt_re0 -p 18516", 30)
+        fping = transport.run("node0007", "fping -q -c 5 -S 10.100.0.7 10.100.0.8 10.100.0.9 2>&1", 30)
+        peer = transport.run("node0007", "ssh -o BatchMode=yes 127.0.0.9 true; echo $?", 30)
+        missing = transport.run("node0007", "no-such-program-here", 30)
+    finally:
+        transport.close()
+    assert "BW average[Gb/sec]" in perftest.stdout
+    assert fping.stdout.splitlines() == [f"10.100.0.{n} : xmt/rcv/%loss = 5/5/0%, min/avg/max = 0.010/0.010/0.010" for n in (8, 9)]
+    assert peer.stdout.strip() == "0"
+    assert missing.exit_code == 127  # everything else is the real machine's (a real bash)
+
+
+def test_a_second_target_takes_other_addresses(target: LoopbackTarget) -> None:
+    with LoopbackTarget(3, rails=1) as other:
+        assert not set(other.addresses) & set(target.addresses) or other.port != target.port

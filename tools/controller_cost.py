@@ -1,0 +1,131 @@
+"""What the controller spends per test on many nodes: pytest runs against the many-node loopback target.
+
+One SSH server on this machine answers for N node names, N x R NICs (``pytest_gpufabric.lab.loopback_target``,
+stand-ins answering at once), so every command of a 1,024-node round is really issued, sent over SSH and read.
+For each ``-n K`` it runs the check twice: ``--collect-only`` and for real, with the same options, and reports:
+
+- ``cpu_s``: user + system CPU of the controller's processes: the pytest process and everything it started and
+  waited for (its xdist workers and their children), from ``os.wait4`` on the pytest process;
+- ``collect_cpu_s``: the same for the ``--collect-only`` run, and ``beyond_collection_cpu_s`` the difference,
+  per NIC pair (PERF-002) or per item (the mesh checks);
+- ``target_cpu_s``: what the SSH server and its commands spent meanwhile, read from its own ``/proc`` counters
+  (utime, stime and its reaped children's) before and after the run. The server is a child of this tool, not of
+  pytest, so none of its CPU is in ``cpu_s``;
+- ``wall_s`` of the run, ``sweep_s`` (first to last NIC-pair measurement of the schedule log), the progress lines.
+
+    .venv/bin/python -m tools.controller_cost --nodes 1024 --rails 8 --check PERF-002 --pair-policy rounds:1 \
+        --workers 0 2 [--json OUT.json]
+    .venv/bin/python -m tools.controller_cost --nodes 256 --rails 8 --check NET-001 --workers 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from pytest_gpufabric.exclusive import ScheduleLog
+from pytest_gpufabric.lab.loopback_target import LoopbackTarget
+from tools.figures_json import emit
+
+REPO = Path(__file__).resolve().parents[1]
+TESTS = {
+    "PERF-002": "suites/acceptance/test_perftest.py::test_nic_switch_nic_bandwidth",
+    "NET-001": "suites/acceptance/test_connectivity.py::test_ping_mesh",
+    "NET-002": "suites/acceptance/test_connectivity.py::test_jumbo_frames",
+    "HOST-008": "suites/acceptance/test_connectivity.py::test_passwordless_ssh",
+}
+RUN_TIMEOUT_S = 3600
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def process_cpu_s(pid: int) -> float:
+    """utime + stime of ``pid`` and of its children it has reaped (``/proc/PID/stat`` fields 14-17)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(value) for value in fields[11:15]) / CLOCK_TICKS
+
+
+def run_measured(argv: list[str], target_pid: int) -> dict[str, Any]:
+    """Run ``argv`` (pytest) to its end; its wall time, its process tree's CPU, and the target's CPU meanwhile."""
+    target_before = process_cpu_s(target_pid)
+    load = os.getloadavg()[0]
+    started = time.monotonic()
+    with tempfile.TemporaryFile() as output:
+        proc = subprocess.Popen(argv, cwd=REPO, stdout=output, stderr=subprocess.STDOUT)
+        deadline = started + RUN_TIMEOUT_S
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid == proc.pid:
+                break
+            if time.monotonic() > deadline:
+                proc.kill()
+            time.sleep(0.05)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.monotonic() - started
+        output.seek(0)
+        text = output.read().decode(errors="replace")
+    return {"returncode": proc.returncode, "wall_s": round(wall, 2), "cpu_s": round(usage.ru_utime + usage.ru_stime, 2),
+            "target_cpu_s": round(process_cpu_s(target_pid) - target_before, 2), "load_average_at_start": load,
+            "maxrss_mb": round(usage.ru_maxrss / 1024, 1), "output": text}
+
+
+def measure(site: Path, work: Path, check: str, policy: str, workers: str, target_pid: int) -> dict[str, Any]:
+    """The collect-only run and the real run of ``check`` with ``-n workers``."""
+    results, log = work / f"results-n{workers}", work / f"schedule-n{workers}.jsonl"
+    base = [sys.executable, "-m", "pytest", TESTS[check], f"--cluster={site}", f"--pair-policy={policy}", "-q",
+            "-p", "no:cacheprovider", "-n", workers]
+    collect = run_measured([*base, "--collect-only"], target_pid)
+    run = run_measured([*base, f"--gpufabric-results={results}", f"--schedule-log={log}"], target_pid)
+    if run["returncode"] not in (0, 1):
+        raise SystemExit(f"pytest exit {run['returncode']}:\n{run['output'][-4000:]}")
+    records = [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
+    spans = ScheduleLog(log).read() if log.exists() else []
+    nic_pairs = sum(len(record.get("pairs") or ()) for record in records)
+    beyond = run["cpu_s"] - collect["cpu_s"]
+    lines = run["output"].splitlines()
+    return {
+        "workers": workers, "items": len(records), "nic_pairs": nic_pairs,
+        "outcomes": {outcome: sum(r["outcome"] == outcome for r in records) for outcome in {r["outcome"] for r in records}},
+        "wall_s": run["wall_s"], "cpu_s": run["cpu_s"], "collect_cpu_s": collect["cpu_s"],
+        "collect_wall_s": collect["wall_s"], "beyond_collection_cpu_s": round(beyond, 2),
+        "per_nic_pair_ms": round(1000 * beyond / nic_pairs, 3) if nic_pairs else None,
+        "per_item_ms": round(1000 * beyond / len(records), 3) if records else None,
+        "target_cpu_s": run["target_cpu_s"], "maxrss_mb": run["maxrss_mb"],
+        "sweep_s": round(max(s.end for s in spans) - min(s.start for s in spans), 2) if spans else None,
+        "load_average_at_start": run["load_average_at_start"],
+        "progress_lines": [line for line in lines if " mesh" in line or " round " in line or " sweep" in line][:12],
+        "summary": lines[-1] if lines else "",
+    }
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", type=int, default=1024)
+    parser.add_argument("--rails", type=int, default=8)
+    parser.add_argument("--check", choices=sorted(TESTS), default="PERF-002")
+    parser.add_argument("--pair-policy", default="rounds:1")
+    parser.add_argument("--workers", nargs="+", default=["0", "2"])
+    parser.add_argument("--json", type=Path, help="write the figures here")
+    args = parser.parse_args(argv)
+    report: dict[str, Any] = {"nodes": args.nodes, "rails": args.rails, "check": args.check,
+                              "pair_policy": args.pair_policy, "runs": []}
+    with LoopbackTarget(args.nodes, args.rails) as target, tempfile.TemporaryDirectory() as folder:
+        work = Path(folder)
+        site = target.write_inventory(work / "site.yaml")
+        assert target.pid is not None
+        report["target_start_s"] = round(target.start_s or 0.0, 2)
+        for workers in args.workers:
+            report["runs"].append(measure(site, work, args.check, args.pair_policy, workers, target.pid))
+    report["target_cpu_s_total"] = target.server_cpu_s
+    emit(report, args.json)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
