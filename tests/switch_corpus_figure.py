@@ -12,7 +12,7 @@ from pytest_gpufabric.parsers.all import MODULES  # noqa: F401  (registers every
 from pytest_gpufabric.parsers.reading import facts_of
 from pytest_gpufabric.parsers.registry import PARSERS, to_plain
 from tests.outputs import read_output
-from tests.switch_corpus import CORPUS, NOT_READ, Output
+from tests.switch_corpus import ABSENT, CORPUS, NOT_READ, Output
 
 MISSING = object()
 
@@ -43,17 +43,22 @@ class Reading:
     refused: str | None
 
 
+def present(output: Output) -> int:
+    """The facts an output shows (those marked ABSENT it does not)."""
+    return sum(1 for value in output.facts.values() if value is not ABSENT)
+
+
 def read_corpus() -> Iterator[Reading]:
     for output in CORPUS:
         try:
             facts = facts_of(PARSERS.get(output.tool).func(read_output(output.tool, output.name)))
         except ParseError as exc:
-            yield Reading(output, len(output.facts), 0, (), str(exc))
+            yield Reading(output, present(output), 0, (), str(exc))
             continue
         read, misread = 0, []
         for path, expected in output.facts.items():
             found = lookup(facts, path)
-            if expected is NOT_READ:
+            if expected is NOT_READ or expected is ABSENT:
                 if found is not MISSING and found is not None:
                     misread.append(f"{path}: {found!r} read where the output does not say it")
                 continue
@@ -61,7 +66,7 @@ def read_corpus() -> Iterator[Reading]:
                 read += 1
             elif found is not MISSING and found is not None:
                 misread.append(f"{path}: {found!r} read, the output shows {expected!r}")
-        yield Reading(output, len(output.facts), read, tuple(misread), None)
+        yield Reading(output, present(output), read, tuple(misread), None)
 
 
 def figure(readings: list[Reading]) -> dict[str, tuple[int, int, int]]:

@@ -79,6 +79,21 @@ def same_facts_variants(draw: st.DrawFn, text: str, insert_at: Sequence[int] = (
     return end.join(lines) + (end if trailing_newline or draw(st.booleans()) else "")
 
 
+@st.composite
+def line_variants(draw: st.DrawFn, text: str) -> str:
+    """Trailing whitespace, CRLF, a blank or warning line first or last: no tab inside a value."""
+    lines = text.replace("\r\n", "\n").split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    if draw(st.booleans()):
+        lines = [line + draw(st.sampled_from(["", " ", "\t", "  "])) for line in lines]
+    for place in (len(lines), 0):
+        if draw(st.booleans()):
+            lines.insert(place, draw(st.sampled_from(["", *WARNING_LINES])))
+    end = "\r\n" if draw(st.booleans()) else "\n"
+    return end.join(lines) + end
+
+
 def fused_row(line: str, cell: int) -> str:
     """``line`` with cell ``cell`` moved right until it touches the next one (``1,200     201`` -> ``1,200201``)."""
     text = line.expandtabs(8)
@@ -102,17 +117,26 @@ def shifted_row(line: str, cell: int, by: int) -> str:
     return (blank[:new_start] + text[start:end] + blank[new_start + end - start:]).rstrip()
 
 
-def flat(facts: Any) -> dict[str, Any]:
+NOT_FACTS = frozenset({"unread"})  # what some facts keep of the lines not understood (to say a fact may be there)
+# What a reading says of its own completeness (a table read whole, the fields whose line was not understood): a
+# damaged variant may say less, never a different value of the output.
+COMPLETENESS = frozenset({"complete", "app_incomplete", "unread_fields", "missing"})
+
+
+def flat(facts: Any, *, completeness: bool = True) -> dict[str, Any]:
     """Facts as path -> value; None and empty values are left out (not read is not a value), a list becomes the
-    set of its items (so a refused element does not renumber the others)."""
+    set of its items (so a refused element does not renumber the others). The texts of lines not understood that
+    some facts keep (``unread``) are not facts; ``completeness=False`` leaves out what a reading says of itself."""
     out: dict[str, Any] = {}
+    skipped = NOT_FACTS if completeness else NOT_FACTS | COMPLETENESS
 
     def walk(path: str, value: Any) -> None:
         if value is None or value == {} or value == [] or value == "":
             return
         if isinstance(value, dict):
             for key, item in value.items():
-                walk(f"{path}.{key}", item)
+                if key not in skipped:
+                    walk(f"{path}.{key}", item)
         elif isinstance(value, list):
             out[path] = frozenset(json.dumps(item, sort_keys=True) for item in value)
         else:
@@ -129,7 +153,7 @@ def assert_same_facts(parse: Callable[[str], Any], text: str, variant: str) -> N
 
 def assert_never_misread(original: Any, variant: Any) -> None:
     """Every value read from a variant is the value read from the original (a variant may read less)."""
-    before, after = flat(original), flat(variant)
+    before, after = flat(original, completeness=False), flat(variant, completeness=False)
     for path, value in after.items():
         assert path in before, f"{path}: {value!r} read from the variant only"
         if isinstance(value, frozenset):
@@ -157,13 +181,24 @@ def assert_fused_cell_refused(parse: Callable[[str], Any], text: str, row_line: 
     assert_never_misread(parse(text), variant)
 
 
+def assert_fused_cell_read_or_refused(parse: Callable[[str], Any], text: str, row_line: int, cell: int) -> None:
+    """For a format whose cells come from a closed vocabulary (``nvidia-smi topo -m``'s legend words): fusing cell
+    ``cell`` of the row at ``row_line`` gives the same facts (the fused word splits into those words in one way
+    only) or refuses the row; nothing is misread."""
+    line = text.split("\n")[row_line - 1]
+    variant = parse(_replace_line(text, row_line, fused_row(line, cell)))
+    assert_never_misread(parse(text), variant)
+    if flat(variant) != flat(parse(text)):
+        assert row_line in refused_lines(variant), f"fused row {row_line} changed without being refused"
+
+
 def assert_shift_never_misreads(parse: Callable[[str], Any], text: str, row_line: int, cell: int, by: int) -> None:
     """A cell moved off its place gives the same value (still under its column) or a refused row."""
     line = text.split("\n")[row_line - 1]
     moved = shifted_row(line, cell, by)
     variant = parse(_replace_line(text, row_line, moved))
     assert_never_misread(parse(text), variant)
-    if flat(variant) != flat(parse(text)):
+    if flat(variant, completeness=False) != flat(parse(text), completeness=False):
         assert row_line in refused_lines(variant), f"row {row_line} changed without being refused: {moved!r}"
 
 

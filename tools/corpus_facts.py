@@ -7,8 +7,9 @@ same value, **misread** when the parser gives another value, **missing** when th
 output the parser refuses whole counts all its facts missing. Facts the parser gives that are not listed are
 **invented** (counted as misread).
 
-    python -m tools.corpus_facts              # the table per family and overall
-    python -m tools.corpus_facts --family X   # with every fact not read, per file
+    python -m tools.corpus_facts                   # the table per family and overall
+    python -m tools.corpus_facts --family X        # with every fact not read, per file
+    python -m tools.corpus_facts --outputs DIR     # a held-out set laid out the same way (DIR/<family>/FACTS.yaml)
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pytest_gpufabric.errors import ParseError
 from pytest_gpufabric.parsers.all import MODULES  # noqa: F401  (registers every parser)
 from pytest_gpufabric.parsers.reading import facts_of
 from pytest_gpufabric.parsers.registry import PARSERS, to_plain
+from tools.corpus_node_tools import NODE_TOOLS
 
 OUTPUTS = Path(__file__).resolve().parents[1] / "fixtures" / "outputs"
 FACTS_FILE = "FACTS.yaml"
@@ -136,7 +138,58 @@ def _nccl(facts: dict[str, Any]) -> dict[str, str]:
     return out
 
 
+def _present(facts: dict[str, Any], names: tuple[str, ...]) -> dict[str, str]:
+    """The named fields of a flat record that hold a value (None and "" are not read)."""
+    return {name: str(facts[name]) for name in names if facts.get(name) not in (None, "")}
+
+
+def _links(facts: dict[str, Any]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for link in facts["links"]:
+        name = link["name"]
+        out.update({f"index {name}": str(link["index"]), f"mtu {name}": str(link["mtu"]),
+                    f"admin_up {name}": str("UP" in link["flags"]), f"carrier {name}": str("LOWER_UP" in link["flags"])})
+        out.update({f"{key} {name}": str(link[key]) for key in ("state", "mac", "parent") if link[key]})
+    return out
+
+
+def _routes(facts: list[dict[str, Any]]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for route in facts:
+        destination = route["destination"]
+        out.update({f"{name} {destination}": route[key] for key, name in
+                    (("gateway", "gateway"), ("device", "device"), ("source", "source")) if route[key]})
+        if route.get("kind", "unicast") != "unicast":
+            out[f"type {destination}"] = route["kind"]
+        out.update({f"nexthop {destination} {hop['gateway']}": hop["device"] for hop in route.get("nexthops", ())})
+    return out
+
+
+def _tree(facts: dict[str, Any]) -> dict[str, str]:
+    """``amd-smi static``/``metric`` blocks: every leaf as ``GPU<n> SECTION.KEY`` -> value."""
+    out: dict[str, str] = {}
+
+    def walk(prefix: str, node: Any) -> None:
+        for key, value in node.items():
+            path = f"{prefix}.{key}" if prefix else key
+            if isinstance(value, dict):
+                walk(path, value)
+            else:
+                out[path] = str(value)
+
+    for gpu, tree in facts.items():
+        walk(f"GPU{gpu} ", tree)
+    return {key.replace(" .", " ", 1) if " ." in key else key: value for key, value in out.items()}
+
+
 FLATTEN: dict[str, Callable[[Any], dict[str, str]]] = {
+    "ethtool": lambda facts: {**_present(facts, ("interface", "speed_mbps", "duplex", "auto_negotiation")),
+                              **({"link_detected": str(facts["link_detected"])} if facts["link_detected"] is not None else {})},
+    "ethtool-i": lambda facts: _present(facts, ("driver", "version", "firmware_version", "bus_info")),
+    "ip-link": _links,
+    "ip-route": _routes,
+    "amd-smi-static": _tree,
+    "amd-smi-metric": _tree,
     "nvidia-smi-topo": _topo,
     "rocm-smi-showtopotype": lambda facts: _matrix(facts, "link_type"),
     "rocm-smi-showtopo": _showtopo,
@@ -155,6 +208,7 @@ FLATTEN: dict[str, Callable[[Any], dict[str, str]]] = {
     "sysfs-dmi-id": lambda facts: {"value": facts},
     "proc-cpuinfo-flags": lambda facts: {"x86": str(facts["x86"]), "hypervisor": str("hypervisor" in facts["flags"])},
     "sysfs-iommu-group": lambda facts: {f"group_type {bdf}": str(kind) for bdf, kind in facts.items()},
+    **NODE_TOOLS,
 }
 
 
@@ -189,13 +243,13 @@ class Tally:
         return 100.0 * self.read / self.present if self.present else 100.0
 
 
-def expected(family: str) -> dict[str, Any]:
-    path = OUTPUTS / family / FACTS_FILE
+def expected(family: str, root: Path = OUTPUTS) -> dict[str, Any]:
+    path = root / family / FACTS_FILE
     return yaml.safe_load(path.read_text(encoding="utf-8")) or {} if path.exists() else {}
 
 
-def measure_file(family: str, name: str, present: dict[str, str]) -> Tally:
-    with open(OUTPUTS / family / name, encoding="utf-8", newline="") as handle:  # byte for byte: CRLF kept
+def measure_file(family: str, name: str, present: dict[str, str], root: Path = OUTPUTS) -> Tally:
+    with open(root / family / name, encoding="utf-8", newline="") as handle:  # byte for byte: CRLF kept
         text = handle.read()
     tally = Tally(present=len(present), outputs=1)
     try:
@@ -223,13 +277,14 @@ def measure_file(family: str, name: str, present: dict[str, str]) -> Tally:
     return tally
 
 
-def measure(families: list[str] | None = None) -> dict[str, Tally]:
+def measure(families: list[str] | None = None, root: Path = OUTPUTS) -> dict[str, Tally]:
     found = {}
-    for family in families or sorted(p.name for p in OUTPUTS.iterdir() if (p / FACTS_FILE).exists()):
+    for family in families or sorted(p.name for p in root.iterdir() if (p / FACTS_FILE).exists()):
         tally = Tally()
-        for name, entry in expected(family).items():
+        for name, entry in expected(family, root).items():
             if "not_an_output" not in entry:
-                one = measure_file(family, name, {key: str(value) for key, value in (entry.get("facts") or {}).items()})
+                one = measure_file(family, name, {key: str(value) for key, value in (entry.get("facts") or {}).items()},
+                                   root)
                 tally.add(one)
                 tally.details += one.details
         found[family] = tally
@@ -255,8 +310,9 @@ def table(tallies: dict[str, Tally]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--family", action="append", help="only this family, with every fact not read")
+    parser.add_argument("--outputs", type=Path, default=OUTPUTS, help="the directory of <family>/ folders to measure")
     args = parser.parse_args(argv)
-    tallies = measure(args.family)
+    tallies = measure(args.family, args.outputs)
     print(table(tallies))
     if args.family:
         for tally in tallies.values():

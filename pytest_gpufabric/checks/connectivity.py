@@ -50,9 +50,10 @@ class NodeProbes:
     nics: tuple[tuple[str, str], ...] = ()  # the node's NICs as (address, label): ``nic_views``
 
 
-def loss_percent(result: PingResult) -> float:
-    """Loss of one ping; a ping that could not send at all ("Network is unreachable") counts as 100 %."""
-    if result.fatal_error is not None or result.loss_percent is None:
+def loss_percent(result: PingResult) -> float | None:
+    """Loss of one ping; a ping that could not send at all ("Network is unreachable") counts as 100 %; None (not
+    measured) when the output has no statistics line that was understood."""
+    if result.fatal_error is not None:
         return 100.0
     return result.loss_percent
 
@@ -96,8 +97,14 @@ def _ping_probes(result: CommandResult) -> NodeProbes:
                 for target in fping.targets.values():  # thousands a node: the same explanation is one string
                     probes[(source, target.target)] = (target.loss_percent, sys.intern(describe_fping(target, fping.messages)))
             elif tool == "ping" and len(section.label) == 3:
-                ping = parse_ping(section.text)
-                probes[(source, section.label[2])] = (loss_percent(ping), describe(ping))
+                parsed = parse_ping(section.text)
+                problems += _unread(f"{result.node}: ping -I {source} {section.label[2]}",
+                                    [(u.line, u.text) for u in parsed.unread])
+                loss = loss_percent(parsed.facts)
+                if loss is None:  # no statistics line understood: the probe is not measured, never a loss of 0
+                    problems.append(f"{result.node}: ping -I {source} {section.label[2]}: no statistics line understood")
+                else:
+                    probes[(source, section.label[2])] = (loss, describe(parsed.facts))
             else:
                 problems.append(f"{result.node}: a section `{' '.join(section.label)}` this check does not run")
         except ParseError as exc:

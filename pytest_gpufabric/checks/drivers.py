@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 
 from pytest_gpufabric.errors import MeasurementMissing
 from pytest_gpufabric.parsers.kallsyms import KernelSymbols
-from pytest_gpufabric.parsers.kmod import DkmsEntry, LoadedModules
+from pytest_gpufabric.parsers.kmod import DkmsStatus, LoadedModules
 
 PEER_MEMORY_SYMBOL = "ib_register_peer_memory_client"
 PEER_MEMORY_PROVIDERS = ("ib_uverbs", "ib_peer_mem")
@@ -37,6 +37,8 @@ def peer_memory_provider(symbols: KernelSymbols) -> str:
     """The module exporting ib_register_peer_memory_client (S0 2.2: ib_uverbs when built in, else
     ib_peer_mem), ``kernel`` for the kernel image, ``none`` when the symbol is absent."""
     providers = symbols.providers(PEER_MEMORY_SYMBOL)
+    if not providers and symbols.may_hold(PEER_MEMORY_SYMBOL):
+        raise MeasurementMissing(f"{PEER_MEMORY_SYMBOL}: /proc/kallsyms holds a line naming it that was not understood")
     for module in PEER_MEMORY_PROVIDERS:
         if module in providers:
             return module
@@ -46,14 +48,24 @@ def peer_memory_provider(symbols: KernelSymbols) -> str:
 
 
 def missing_modules(modules: LoadedModules, names: Iterable[str]) -> list[str]:
-    """The names among ``names`` that lsmod does not list."""
-    return [name for name in names if modules.get(name) is None]
+    """The names among ``names`` that lsmod does not list; a name that a line not understood may hold is not
+    known to be missing (MeasurementMissing)."""
+    missing = [name for name in names if modules.get(name) is None]
+    unsure = [name for name in missing if modules.may_hold(name)]
+    if unsure:
+        raise MeasurementMissing(f"{', '.join(unsure)}: not among the loaded modules read, but a line naming it was not understood")
+    return missing
 
 
-def dkms_installed(entries: Iterable[DkmsEntry], modules: Iterable[str], kernel: str) -> tuple[list[str], list[str]]:
+def dkms_installed(status: DkmsStatus, modules: Iterable[str], kernel: str) -> tuple[list[str], list[str]]:
     """Of ``modules``, those dkms lists as ``installed`` for ``kernel`` (in the given order), and a line
-    for each of the others saying what dkms reports instead."""
-    found = {entry.module: entry for entry in entries if entry.kernel == kernel}
+    for each of the others saying what dkms reports instead; a module that a line not understood may name is
+    not known (MeasurementMissing)."""
+    modules = list(modules)
+    found = {entry.module: entry for entry in status.entries if entry.kernel == kernel}
+    unsure = [module for module in modules if module not in found and status.may_hold(module)]
+    if unsure:
+        raise MeasurementMissing(f"{', '.join(unsure)}: dkms status has a line naming it that was not understood")
     installed, problems = [], []
     for module in modules:
         entry = found.get(module)

@@ -96,5 +96,6 @@ def pcie_link(gpufabric: CheckContext, node: str, bdf: str) -> PcieLinkState:
     if fallback.exit_code != 0:
         raise unreadable("lspci", fallback)
     link = gpufabric.parse(parse_sysfs_pci_link, fallback)
+    below = gpufabric.require(link.below_capability, f"{', '.join(link.missing)} of {bdf}")
     return PcieLinkState(link.current_speed_gts, link.current_width, link.max_speed_gts, link.max_width,
-                         link.below_capability, f"/sys/bus/pci/devices/{link.bdf} (lspci not installed)")
+                         below, f"/sys/bus/pci/devices/{link.bdf} (lspci not installed)")

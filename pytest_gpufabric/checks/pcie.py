@@ -9,7 +9,7 @@ from pytest_gpufabric.errors import MeasurementMissing, ParseError
 from pytest_gpufabric.parsers.dmesg import KernelLog
 from pytest_gpufabric.parsers.lspci import LspciReport
 from pytest_gpufabric.parsers.pci_path import PciDevicePath, normalize_bdf
-from pytest_gpufabric.parsers.pcie_bandwidth import notice_for, pcie_bandwidth_notices
+from pytest_gpufabric.parsers.pcie_bandwidth import MENTION, PcieBandwidthNotice, notice_for, pcie_bandwidth_notices
 
 
 def p2p_bridges(a: PciDevicePath, b: PciDevicePath) -> tuple[str, ...]:
@@ -42,6 +42,8 @@ def acs_on_route(route: tuple[str, ...], lspci: LspciReport) -> list[AcsFinding]
             raise MeasurementMissing(f"bridge {bdf} is on the PCIe path but missing from lspci -vvv")
         if not function.capabilities_readable:
             raise MeasurementMissing(f"lspci could not read the capabilities of {bdf} (run as root, or set ssh.sudo)")
+        if not function.acs_known:
+            raise MeasurementMissing(f"the ACS control line of {bdf} in lspci -vvv was not understood")
         if function.acs_ctl is not None:
             findings.append(AcsFinding(bdf, function.description, function.acs_ctl.get("SrcValid", False)))
     return findings
@@ -71,15 +73,29 @@ def _link_bandwidth(speed_gts: float | None, width: int | None) -> int | None:
     return LANE_MBPS[speed_gts] * width
 
 
+def _kernel_notice(text: str, bdf: str) -> PcieBandwidthNotice | None:
+    """The kernel's last bandwidth message about ``bdf``; None when the log has none. A message in a layout not
+    understood that names ``bdf`` (or no device) could be the one: then the value is missing, never guessed."""
+    if not MENTION.search(text):
+        return None
+    try:
+        parsed = pcie_bandwidth_notices(text)
+    except ParseError as exc:
+        raise MeasurementMissing(f"dmesg: {exc}") from None
+    notice = notice_for(parsed.facts, bdf)
+    unsure = [u for u in parsed.unread_for((normalize_bdf(bdf),)) if u.scope or MENTION.search(u.text)]
+    if notice is None and unsure:
+        raise MeasurementMissing(f"dmesg: the PCIe bandwidth message of {bdf} may be the one not understood at "
+                                 f"{unsure[0].describe()}")
+    return notice
+
+
 def bandwidth_on_path(log: KernelLog, bdf: str, link: PcieLinkState) -> PathBandwidth:
     """The kernel's verdict on the whole path to ``bdf``: its "available PCIe bandwidth" message (which names
     a slower upstream link too), else, when the kernel enumerated the device without a "limited by" message,
     full bandwidth; when the boot messages are no longer in the log, the device's own link."""
-    text = "\n".join(line.text for line in log.lines)
-    try:
-        notice = notice_for(pcie_bandwidth_notices(text), bdf) if text.strip() else None
-    except ParseError as exc:
-        raise MeasurementMissing(f"dmesg: {exc}") from None
+    text = "".join(f"{line.text}\n" for line in log.lines)
+    notice = _kernel_notice(text, bdf)
     if notice is not None:
         where = f", limited by the link at {notice.limited_by}" if notice.limited else ""
         return PathBandwidth(notice.available_fraction, f"kernel: {notice.available_gbps} of {notice.capable_gbps} Gb/s "

@@ -138,7 +138,7 @@ def parse_client(leg: PerftestLeg, result: CommandResult, server: CommandResult,
         raise Unreachable(f"{leg.label}: perftest client on {result.node} did not end within its time limit "
                           f"(exit {result.exit_code}): the NICs could not exchange traffic in time")
     try:
-        parsed = parse_perftest(result.stdout)
+        parsed = parse_perftest(result.stdout).facts
     except ParseError as exc:
         raise MeasurementMissing(f"{leg.label}: {result.node}: `{result.command}` (exit {result.exit_code}): {exc}") from None
     raise_on_setup_error(leg, parsed, server, server_stopped)

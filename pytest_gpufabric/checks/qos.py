@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
 from pytest_gpufabric.commands import sh
 from pytest_gpufabric.context import CheckContext
@@ -11,6 +12,7 @@ from pytest_gpufabric.parsers.bnxt_re_conf import BnxtReConf
 from pytest_gpufabric.parsers.niccli import NicQos
 from pytest_gpufabric.parsers.sysctl import parse_proc_sys_int
 
+T = TypeVar("T")
 CONF_KEYS = ("ENABLE_FC", "FC_MODE", "ROCE_PRI", "ROCE_DSCP", "CNP_PRI", "CNP_DSCP", "ROCE_BW")
 ROCE_TC, CNP_TC, DEFAULT_TC = 1, 2, 0  # S0 2.5: RoCE in TC1, CNP in TC2, everything else TC0
 ROCE_UDP_PORT = 4791  # RoCE v2 UDP destination port (IANA), S0 2.5 APP TLV
@@ -45,28 +47,31 @@ def conf_qos(conf: BnxtReConf) -> ConfQos:
 
 def prio_map_mismatches(qos: NicQos, want: ConfQos) -> list[str]:
     """Priorities not in their traffic class: RoCE -> TC1, CNP -> TC2, all others -> TC0."""
+    prio_map = _read(qos.prio_map, "PRIO_MAP")
     problems = []
     for priority in range(8):
         expected = ROCE_TC if priority == want.roce_pri else CNP_TC if priority == want.cnp_pri else DEFAULT_TC
-        measured = qos.prio_map.get(priority)
+        measured = prio_map.get(priority)
         if measured != expected:
             problems.append(f"priority {priority} -> TC{measured} (want TC{expected})")
     return problems
 
 
 def tc_bandwidth(qos: NicQos, tc: int) -> int | None:
-    return qos.tc_bandwidth[tc] if tc < len(qos.tc_bandwidth) else None
+    """The bandwidth share of ``tc``; None when the line was not read or does not reach that class."""
+    return qos.tc_bandwidth[tc] if qos.tc_bandwidth is not None and tc < len(qos.tc_bandwidth) else None
 
 
 def tsa_text(qos: NicQos, classes: int = 3) -> str:
     """``0:ets 1:ets 2:strict`` for the first ``classes`` traffic classes."""
-    return " ".join(f"{tc}:{qos.tsa_map.get(tc, '?')}" for tc in range(classes))
+    tsa_map = _read(qos.tsa_map, "TSA_MAP")
+    return " ".join(f"{tc}:{tsa_map.get(tc, '?')}" for tc in range(classes))
 
 
 def pfc_text(qos: NicQos) -> str:
     """PFC-enabled priorities as ``3`` / ``3,4`` / ``none``; a missing PFC TLV is an error."""
     if qos.pfc_enabled is None:
-        raise MeasurementMissing("niccli output has no IEEE 8021QAZ PFC TLV")
+        raise MeasurementMissing("niccli output has no IEEE 8021QAZ PFC TLV (or its 'PFC enabled' line was not understood)")
     return ",".join(str(p) for p in sorted(qos.pfc_enabled)) or "none"
 
 
@@ -82,12 +87,26 @@ def app_mismatches(qos: NicQos, want: ConfQos) -> list[str]:
         if not any(e.priority == priority and e.selector == selector for e in entries):
             seen = ", ".join(f"priority {e.priority} sel {e.selector}" for e in entries) or "absent"
             problems.append(f"{protocol} {value} -> priority {priority} sel {selector}: {seen}")
+    if problems and qos.app_incomplete:
+        raise MeasurementMissing("niccli APP TLV: an entry was not understood, so what it maps is not known ("
+                                 + "; ".join(problems) + ")")
     return problems
 
 
-def map_mismatches(measured: dict[int, int | None], wanted: dict[int, int], what: str) -> list[str]:
-    """``wanted`` key -> value pairs that ``measured`` does not have (e.g. DSCP -> priority)."""
+def map_mismatches(measured: dict[int, int | None], wanted: dict[int, int], what: str, *, complete: bool = True) -> list[str]:
+    """``wanted`` key -> value pairs that ``measured`` does not have (e.g. DSCP -> priority). When the map was not
+    read whole (``complete`` False), a key it lacks is not known to be unmapped: MeasurementMissing."""
+    unknown = [k for k in sorted(wanted) if measured.get(k) is None and not complete]
+    if unknown:
+        raise MeasurementMissing(f"{what} {', '.join(map(str, unknown))}: not in the map read, and a line of it was not understood")
     return [f"{what} {k} -> {measured.get(k)} (want {v})" for k, v in sorted(wanted.items()) if measured.get(k) != v]
+
+
+def _read(value: T | None, field: str) -> T:
+    """A field of the niccli QoS output; missing when its line was absent or not understood."""
+    if value is None:
+        raise MeasurementMissing(f"niccli QoS output: {field} was not read (absent, or its line not understood)")
+    return value
 
 
 def cc_mode_path(rdma_device: str) -> str:

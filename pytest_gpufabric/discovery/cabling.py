@@ -49,6 +49,9 @@ class Cabling:
             return Cable(None, None, f"{unreadable.describe()}; fill in switch and switch_port")
         if not facts.lldp_answered:
             return Cable(None, None, "LLDP did not answer (lldpctl), or was not asked; fill in switch and switch_port")
+        if neighbor is not None and neighbor.neighbors > 1:
+            return Cable(None, None, f"{neighbor.neighbors} LLDP neighbors on {nic.netdev}: which one is cabled cannot "
+                                     "be told; fill in switch and switch_port")
         if neighbor is None or not neighbor.switch or not neighbor.port:
             return Cable(None, None, f"no LLDP neighbor on {nic.netdev}; fill in switch and switch_port")
         try:

@@ -43,7 +43,6 @@ from pytest_gpufabric.parsers import (
     proc_comm,
     rdma,
     rocm_smi,
-    sections,
     show_gids,
     sonic_config_db,
     sonic_neighbors,
@@ -59,6 +58,6 @@ MODULES = (
     amd_smi, bnxt_re_conf, cuda_samples, dmesg, eos_config, eos_neighbors, eos_show, esxcli, ethtool, fping, gdrcopy, ibdev2netdev, ibstat, ibstatus, ibverbs,
     iommu_group, ip, junos_config, junos_neighbors, junos_show, kallsyms, kernel_cmdline, kmod, lldp, lspci, meminfo, nccl_debug, nccl_tests,
     niccli, nvidia_smi, osu, packages, pci_link,
-    pci_path, pcie_bandwidth, perftest, ping, proc_comm, rdma, rocm_smi, sections, show_gids, sonic_config_db, sonic_neighbors, sonic_show, sysctl,
+    pci_path, pcie_bandwidth, perftest, ping, proc_comm, rdma, rocm_smi, show_gids, sonic_config_db, sonic_neighbors, sonic_show, sysctl,
     sysfs_infiniband, ufw_conf, virt, vmware,
 )

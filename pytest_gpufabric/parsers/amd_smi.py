@@ -206,13 +206,31 @@ def parse_amd_smi_topology_json(text: str) -> Parsed[AmdTopology]:
     return reading.done(AmdTopology(devices, tables), nothing="no per-GPU topology object")
 
 
+def _list_value(lines: list[Line], index: int, value: str) -> tuple[str, int]:
+    """A ``[...]`` value wrapped over several lines (``JPEG_ACTIVITY: [0 %, 0 %,`` then ``N/A, N/A]`` indented
+    under it): the whole list joined by single spaces, and the index of its last line. ``Unfit`` when the list is
+    not closed before the next key (a value cut is never read whole)."""
+    key_line = lines[index]
+    while not value.endswith("]"):
+        index += 1
+        if index >= len(lines) or lines[index].indent <= key_line.indent or KEY_LINE.match(lines[index].stripped):
+            raise Unfit(f"a list value not closed: {value[:60]!r}")
+        value = f"{value} {lines[index].stripped}"
+    return value, index
+
+
 def _tree(reading: Reading) -> dict[int, Tree]:
-    """``GPU: <n>`` blocks of indented ``KEY: value`` lines as nested dicts (a key without value opens a level);
-    a line of another form, or outside a GPU block, is unread."""
+    """``GPU: <n>`` blocks of indented ``KEY: value`` lines as nested dicts (a key without value opens a level;
+    a ``[...]`` value may continue on the lines under it); a line of another form is unread, and a block of
+    another device (``CPU: <n>`` of an APU) ends the GPU block before it, its lines unread."""
     gpus: dict[int, Tree] = {}
     stack: list[tuple[int, Tree]] = []
     scope = ""
-    for line in reading.content():
+    lines = reading.content()
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        index += 1
         if line.stripped == "...":
             reading.known(line)
             continue
@@ -223,8 +241,10 @@ def _tree(reading: Reading) -> dict[int, Tree]:
             reading.used(line)
             continue
         match = KEY_LINE.match(line.stripped)
-        if not stack or not match or not line.text[:1].isspace():
-            reading.unread(line, "expected 'GPU: <n>' or an indented 'KEY: value' line", scope if stack else "")
+        if not line.text[:1].isspace():
+            stack, scope = [], ""  # another device's block (CPU: 0) or a line of another form
+        if not stack or not match:
+            reading.unread(line, "expected 'GPU: <n>' or an indented 'KEY: value' line", scope)
             continue
         while len(stack) > 1 and line.indent <= stack[-1][0]:
             stack.pop()
@@ -233,9 +253,21 @@ def _tree(reading: Reading) -> dict[int, Tree]:
             child: Tree = {}
             stack[-1][1][key] = child
             stack.append((line.indent, child))
+            reading.used(line)
+        elif value.strip().startswith("[") and not value.strip().endswith("]"):
+            first = index - 1
+            try:
+                joined, last = _list_value(lines, first, value.strip())
+            except Unfit as exc:
+                reading.unread(line, str(exc), scope)
+                continue
+            stack[-1][1][key] = joined
+            for part in lines[first:last + 1]:
+                reading.used(part)
+            index = last + 1
         else:
             stack[-1][1][key] = value.strip()
-        reading.used(line)
+            reading.used(line)
     return gpus
 
 

@@ -1,4 +1,9 @@
-"""``/etc/bnxt_re/bnxt_re.conf``: the RoCE QoS settings the bnxt_re_conf package applies (DRV-009)."""
+"""``/etc/bnxt_re/bnxt_re.conf``: the RoCE QoS settings the bnxt_re_conf package applies (DRV-009).
+
+``KEY=VALUE`` lines (comments and blank lines between), read by the parsing rule: a line of another form costs
+only its own setting and is kept unread. A key set twice is read from neither line (which one the package's
+script applies depends on how it reads the file): both lines cost that setting.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +11,10 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
+from pytest_gpufabric.parsers.reading import Line, Parsed, Reading
 from pytest_gpufabric.parsers.registry import parser
-from pytest_gpufabric.parsers.textutil import clean_lines, fail, parse_int
+from pytest_gpufabric.parsers.textutil import parse_int
+from pytest_gpufabric.parsers.truncation import refuse_unfinished_line
 
 TOOL = "bnxt-re-conf"
 ASSIGNMENT = re.compile(r"^([A-Z][A-Z0-9_]*)\s*=\s*(.*)$")
@@ -27,19 +34,29 @@ class BnxtReConf:
 
 
 @parser(TOOL, "cat /etc/bnxt_re/bnxt_re.conf: KEY=VALUE RoCE QoS settings")
-def parse_bnxt_re_conf(text: str) -> BnxtReConf:
+def parse_bnxt_re_conf(text: str) -> Parsed[BnxtReConf]:
+    reading = Reading(TOOL, text)
+    refuse_unfinished_line(reading, text)
     values: dict[str, str] = {}
-    for line in clean_lines(TOOL, text):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
+    lines: dict[str, Line] = {}
+    twice: set[str] = set()
+    for line in reading.content():
+        if line.stripped.startswith("#"):
+            reading.known(line)
             continue
-        match = ASSIGNMENT.match(stripped)
+        match = ASSIGNMENT.match(line.stripped)
         if not match:
-            fail(TOOL, f"expected KEY=VALUE, found {stripped!r}")
+            reading.unread(line, "expected KEY=VALUE")
+            continue
         key, value = match.groups()
-        if key in values:
-            fail(TOOL, f"{key} set twice")
+        if key in lines:
+            twice.add(key)
+            reading.unread(line, f"{key} set twice: neither value is read", key)
+            continue
         values[key] = value.split("#")[0].strip().strip("\"'")
-    if not values:
-        fail(TOOL, "no KEY=VALUE setting")
-    return BnxtReConf(values)
+        lines[key] = line
+        reading.used(line)
+    for key in twice:
+        reading.unread(lines[key], f"{key} set twice: neither value is read", key)
+        del values[key]
+    return reading.done(BnxtReConf(values), nothing="no KEY=VALUE setting")

@@ -39,6 +39,7 @@ _SUBJECT = re.compile(
 )
 _SECTION = re.compile(r"^(interface|qos profile) (\S+)$")
 _QUEUE = re.compile(r"^(uc-|mc-)?tx-queue (\d+)$")
+_SUBINTERFACE = re.compile(r"\.\d+$")
 _NUMBERS = r"\d+(?: \d+)*"
 _DSCP_MAP = re.compile(rf"^qos map dscp ({_NUMBERS}) to traffic-class (\d+)(?: drop-precedence (\d+|low|medium|high))?$")
 _TC_QUEUE_MAP = re.compile(rf"^qos map traffic-class ({_NUMBERS}) to tx-queue (\d+)$")
@@ -50,7 +51,9 @@ _ECN = re.compile(
 )
 _QUEUE_KNOWN = re.compile(
     r"^(no priority|priority strict|bandwidth( guaranteed)? percent \d+|bandwidth guaranteed \d+ \w+|shape rate .+"
-    r"|random-detect ecn count|no random-detect ecn( count)?|random-detect drop .+|!!.*)$"
+    r"|random-detect ecn count|random-detect drop .+|!!.*"
+    # the no-forms `show running-config all` prints for a queue left at its defaults (no ECN marking among them)
+    r"|no (bandwidth( guaranteed| percent)?|shape rate|random-detect (drop|ecn( minimum-threshold| count)?)))$"
 )
 _GLOBAL_WATCHDOG = re.compile(r"^priority-flow-control pause watchdog (?:default )?(timeout|recovery-time|polling-interval)"
                               r" (\d+(?:\.\d+)?)$")
@@ -131,9 +134,12 @@ def _ecn(queue: int, text: str) -> EcnQueue:
 
 
 _SECTION_KNOWN = re.compile(
-    r"^((no )?priority-flow-control pause watchdog( port action (drop|no-drop|errdisable)| port timer .+| hardware .+)?"
-    r"|qos (cos|dscp) \d+|service-policy( type (pbr|tx-queue|traffic-policy|shape))? (input|output) \S+"
-    r"|switchport .+|no switchport .+)$"
+    r"^((no )?priority-flow-control pause watchdog( port action( (drop|no-drop|errdisable))?| port timer( .+)?| hardware .+)?"
+    r"|qos (cos|dscp) \d+|service-policy( type (pbr|tx-queue|traffic-policy|shape|pdp|copp))? (input|output) \S+"
+    r"|(no |default )?switchport .+"
+    # defaults as `show running-config all` prints them: the trust and FEC the platform gives the port (the port's
+    # FEC mode stays unknown), the reed-solomon bypass (not a FEC mode)
+    r"|default qos trust|default error-correction encoding|(no )?error-correction reed-solomon bypass( .+)?)$"
 )
 
 
@@ -165,6 +171,8 @@ def _section_line(section: _Section, line: Line, reading: Reading) -> None:
             section.set("pfc", False, line)
         elif match := re.fullmatch(r"priority-flow-control priority ([0-7]) (no-drop|drop)", text):
             section.no_drop[int(match.group(1))] = _Setting(match.group(2) == "no-drop", line)
+        elif match := re.fullmatch(r"(?:no|default) priority-flow-control priority ([0-7])", text):
+            section.no_drop[int(match.group(1))] = _Setting(False, line)  # the default: a drop priority
         elif match := re.fullmatch(r"qos trust (dscp|cos)", text):
             section.set("trust", match.group(1), line)
         elif text in ("no qos trust", "qos trust none"):
@@ -295,7 +303,9 @@ def _port(section: _Section, profile: _Section | None, config: _Config, reading:
     receive = link.get("flowcontrol receive", DEFAULT_LINK_PAUSE)
     pause = "off" if send == receive == "off" else f"send {send}, receive {receive}"
     fec = ", ".join(sorted({str(s.value) for s in section.fec})) if section.fec else None
-    routed = bool(link.get("routed", False))
+    # A subinterface (``Ethernet52.142``) only exists on a routed port and is routed itself (EOS User Manual,
+    # "Subinterfaces": Layer 3 only), whatever its section prints.
+    routed = bool(link.get("routed", _SUBINTERFACE.search(name) is not None))
     base = PortConfig(name=name, mtu=link.get("mtu"), speed=link.get("speed"), fec=fec,  # type: ignore[arg-type]
                       link_pause=pause, routed=routed, sources=sources)
     profile_name = section.settings.get("profile")

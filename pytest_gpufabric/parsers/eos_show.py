@@ -105,14 +105,15 @@ def parse_interfaces_text(text: str) -> Parsed[InterfaceFacts]:
     def close() -> None:
         if current is not None:
             name = current["name"]
-            ports[name] = (PortStatus(name, current["up"], current.get("speed"), current.get("mtu")),
+            speed = current.get("speed") if current.get("speed") is not None else current.get("bandwidth")
+            ports[name] = (PortStatus(name, current["up"], speed, current.get("mtu")),
                            PortCounters(name, in_discards=current.get("input"), out_discards=current.get("output")))
 
     for line in reading.content():
         words = line.words
-        if (head := _TEXT_HEAD.match(words)) and line.indent == 0:
+        if head := _TEXT_HEAD.match(words):  # at any indentation: a paste that shifted it must not merge two interfaces
             close()
-            current = {"name": head.group(1), "up": head.group(2) == "up" and head.group(3) == "up"}
+            current = {"name": head.group(1), "up": head.group(2) == "up" and head.group(3) == "up", "lines": {}}
             reading.used(line)
         elif current is None:
             continue
@@ -120,21 +121,34 @@ def parse_interfaces_text(text: str) -> Parsed[InterfaceFacts]:
             reading.known(line)
         else:
             with reading.row(line, current["name"]):
-                _interface_line(words, current)
+                _interface_line(words, current, line, reading)
     close()
     return reading.done(ports, nothing="no '<interface> is up|down, line protocol is ...' line")
 
 
-def _interface_line(words: str, current: dict[str, Any]) -> None:
+def _set(current: dict[str, Any], key: str, value: Any, line: Line, reading: Reading) -> None:
+    """One value of the interface; given a second time, differently (EOS prints each once: two interfaces merged
+    by a damaged output), it is not known: both lines unread."""
+    earlier = current["lines"].get(key)
+    if earlier is not None and current.get(key) != value:
+        reading.unread(earlier, f"{key} given twice in {current['name']} (line {earlier.number} and line {line.number})",
+                       current["name"])
+        current[key] = None
+        raise Unfit(f"{key} given twice in {current['name']} (line {earlier.number} and line {line.number})")
+    current["lines"][key] = line
+    current[key] = value
+
+
+def _interface_line(words: str, current: dict[str, Any], line: Line, reading: Reading) -> None:
     if match := _TEXT_MTU.match(words):
-        current["mtu"] = int(match.group(1))
+        _set(current, "mtu", int(match.group(1)), line, reading)
         if match.group(2) and int(match.group(2)):
-            current["speed"] = int(match.group(2)) / 1e6
+            _set(current, "bandwidth", int(match.group(2)) / 1e6, line, reading)
     elif match := _TEXT_SPEED.match(words):
         if match.group(2):
-            current["speed"] = float(match.group(2)) * _SPEED_GBPS[match.group(3)]
+            _set(current, "speed", float(match.group(2)) * _SPEED_GBPS[match.group(3)], line, reading)
     elif match := _TEXT_DISCARDS.match(words):
-        current[match.group(2)] = int(match.group(1))
+        _set(current, match.group(2), int(match.group(1)), line, reading)
     elif _TEXT_PAUSE.match(words):
         pass  # link-level pause frames (IEEE 802.3x), not PFC
     else:

@@ -3,7 +3,9 @@
 Both print ``Key: value`` lines (``ethtool`` under a ``Settings for <netdev>:`` line, its link-mode lists
 continued on indented lines without a colon), read by the parsing rule: a value comes only from a line
 understood whole (``Speed: 400000Mb/s``, ``Link detected: yes``); a line of another form costs only its own
-facts and is kept unread; an output is refused only when no line gave one of the facts the checks judge.
+facts and is kept unread; an output is refused only when no line gave one of the facts the checks judge. A shell
+prompt pasted above the output (``root@node:~# ethtool eth2``), an ssh warning and ethtool's complaints about a
+part it could not read (``Cannot get wake-on-lan settings: Operation not permitted``) are known, never fields.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Optional
 from pytest_gpufabric.parsers.pci_path import is_bdf, normalize_bdf
 from pytest_gpufabric.parsers.reading import Line, Parsed, Reading, Unfit, integer
 from pytest_gpufabric.parsers.registry import parser
+from pytest_gpufabric.parsers.textutil import COMMAND_PROMPT
 
 SETTINGS_TOOL = "ethtool"
 DRIVER_TOOL = "ethtool-i"
@@ -22,6 +25,9 @@ KNOWN_SETTINGS = ("Speed", "Duplex", "Link detected", "Auto-negotiation", "Port"
 KNOWN_DRIVER_FIELDS = ("driver", "version", "firmware-version", "bus-info")
 SETTINGS_HEADER = re.compile(r"^Settings for (\S+):$")
 SPEED = re.compile(r"^(\d+)\s*Mb/s$")
+# Lines beside the output that are no field of it: an ssh warning, ethtool's own complaint when run without the
+# rights for a part (``Cannot get wake-on-lan settings: Operation not permitted``, ``netlink error: ...``).
+NOT_A_FIELD = re.compile(r"^(Warning|WARNING|warning|Cannot get|Cannot read|netlink error|ethtool:|Last login:)")
 
 
 @dataclass(frozen=True)
@@ -36,9 +42,15 @@ class EthtoolSettings:
     fields: dict[str, str]
 
 
-def _field(line: Line) -> tuple[str, str] | None:
+SETTINGS_NAME = re.compile(r"^[A-Z][A-Za-z0-9 ./()_-]*$")  # "Speed", "Link detected", "MDI-X", "Current message level"
+DRIVER_NAME = re.compile(r"^[a-z][a-z0-9-]*$")  # "driver", "firmware-version", "bus-info"
+
+
+def _field(line: Line, name: re.Pattern[str] = SETTINGS_NAME) -> tuple[str, str] | None:
+    """``(key, value)`` of a ``Key: value`` line whose key has the form of the fields ethtool prints; None
+    otherwise."""
     key, sep, value = line.stripped.partition(":")
-    return (key.strip(), value.strip()) if sep and key.strip() else None
+    return (key.strip(), value.strip()) if sep and name.match(key.strip()) else None
 
 
 def _settings_field(key: str, value: str) -> object:
@@ -66,7 +78,9 @@ def parse_ethtool(text: str) -> Parsed[EthtoolSettings]:
     for line in reading.content():
         header = SETTINGS_HEADER.match(line.stripped)
         field = _field(line)
-        if header and interface is None and not fields:
+        if COMMAND_PROMPT.match(line.stripped) or NOT_A_FIELD.match(line.stripped):
+            reading.known(line)
+        elif header and interface is None:
             interface = header.group(1)
             reading.known(line)
         elif field is None:
@@ -106,8 +120,10 @@ def parse_ethtool_driver(text: str) -> Parsed[EthtoolDriverInfo]:
     reading = Reading(DRIVER_TOOL, text)
     fields: dict[str, str] = {}
     for line in reading.content():
-        field = _field(line)
-        if field is None:
+        field = _field(line, DRIVER_NAME)
+        if COMMAND_PROMPT.match(line.stripped) or NOT_A_FIELD.match(line.stripped):
+            reading.known(line)
+        elif field is None:
             reading.unread(line, "expected 'key: value'")
         elif field[0] in fields:
             reading.unread(line, f"{field[0]} given twice", field[0])

@@ -12,6 +12,7 @@ from typing import Optional
 
 from pytest_gpufabric.parsers.reading import Parsed, Reading, Unfit, integer
 from pytest_gpufabric.parsers.registry import parser
+from pytest_gpufabric.parsers.textutil import COMMAND_PROMPT
 from pytest_gpufabric.parsers.truncation import refuse_unfinished_line
 
 TOOL = "ibdev2netdev"
@@ -41,6 +42,9 @@ def parse_ibdev2netdev(text: str) -> Parsed[RdmaNetdevs]:
     mappings = []
     for line in reading.content():
         match = MAPPING.match(line.stripped)
+        if not match and COMMAND_PROMPT.match(line.stripped):
+            reading.known(line)  # the prompt and command pasted above the output
+            continue
         if not match:
             reading.unread(line, "expected '<device> port <n> ==> <netdev> (Up|Down)'")
             continue

@@ -6,8 +6,10 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
+from pytest_gpufabric.parsers.reading import Line, Parsed, Reading, Unfit
 from pytest_gpufabric.parsers.registry import parser
-from pytest_gpufabric.parsers.textutil import clean_lines, fail, parse_int
+from pytest_gpufabric.parsers.tables import first_word
+from pytest_gpufabric.parsers.truncation import refuse_unfinished_line
 
 DEVINFO_TOOL = "ibv-devinfo"
 DEVICES_TOOL = "ibv-devices"
@@ -71,94 +73,145 @@ class IbvDevinfo:
         return next((device for device in self.devices if device.hca_id == hca_id), None)
 
 
-def _mtu(hca: str, fields: dict[str, str], key: str) -> Optional[int]:
-    if key not in fields:
-        return None
-    match = VALUE_WITH_CODE.match(fields[key])
-    if not match:
-        fail(DEVINFO_TOOL, f"{hca}: {key} {fields[key]!r} is not '<bytes> (<code>)'")
-    return parse_int(DEVINFO_TOOL, match.group(1), f"{hca} {key}")
+# The fields read, with the form each must have (ibv_devinfo's own: rdma-core libibverbs/examples/devinfo.c);
+# other ``key: value`` lines (``-v`` prints dozens) are known.
+DEVICE_FIELDS = {
+    "transport": re.compile(r"^\S+(?: \S+)* \(\d+\)$"), "fw_ver": re.compile(r"^\S+$"),
+    "node_guid": re.compile(r"^[0-9a-fA-F]{4}(?::[0-9a-fA-F]{4}){3}$"), "vendor_id": re.compile(r"^0x[0-9a-fA-F]+$"),
+    "vendor_part_id": re.compile(r"^\d+$"), "board_id": re.compile(r"^\S*$"), "phys_port_cnt": re.compile(r"^\d+$"),
+}  # fmt: skip
+PORT_FIELDS = {
+    "state": re.compile(r"^(PORT_\w+) \(\d+\)$"), "max_mtu": re.compile(r"^(\d+) \(\d+\)$"),
+    "active_mtu": re.compile(r"^(\d+) \(\d+\)$"), "link_layer": re.compile(r"^(InfiniBand|Ethernet|Unspecified|IB)$"),
+}  # fmt: skip
+FIELD = re.compile(r"^([a-z_][a-z0-9_]*):\s*(.*)$")  # ibv_devinfo's attribute names are lower-case
+FLAG_NAMES = re.compile(r"^[A-Z0-9_]+(?:\s+[A-Z0-9_]+)*$")  # the names ``-v`` lists under a flags field
+ABI_START = re.compile(r"^libibverbs: Warning: Driver .* for\s*$")  # a warning a document wrapped before "device"
+NO_DEVICE = "No IB devices found"
+PORT = re.compile(r"^port:\s*\d+$")
+DEVICE_NAME = re.compile(r"^[A-Za-z0-9_.\-]+$")  # an RDMA device name as the kernel registers it
 
 
-def _port(hca: str, number: int, fields: dict[str, str], gids: dict[int, Gid]) -> IbvPort:
-    state = fields.get("state")
-    return IbvPort(
-        number=number,
-        state=state.split()[0] if state else None,
-        max_mtu=_mtu(hca, fields, "max_mtu"),
-        active_mtu=_mtu(hca, fields, "active_mtu"),
-        link_layer=fields.get("link_layer"),
-        gids=dict(gids),
-    )
+@dataclass
+class _Device:
+    hca: str
+    fields: dict[str, str]
+    ports: dict[int, tuple[dict[str, str], dict[int, Gid]]]
 
 
-def _device(hca: str, fields: dict[str, str], ports: list[IbvPort]) -> IbvDevice:
-    if "phys_port_cnt" not in fields:
-        fail(DEVINFO_TOOL, f"{hca}: no phys_port_cnt (truncated output?)")
-    expected = parse_int(DEVINFO_TOOL, fields["phys_port_cnt"], f"{hca} phys_port_cnt")
-    if len(ports) != expected:
-        fail(DEVINFO_TOOL, f"{hca}: phys_port_cnt is {expected} but {len(ports)} port sections follow (truncated output?)")
-    return IbvDevice(
-        hca_id=hca,
-        transport=fields.get("transport"),
-        fw_ver=fields.get("fw_ver"),
-        node_guid=fields.get("node_guid"),
-        vendor_id=fields.get("vendor_id"),
-        vendor_part_id=fields.get("vendor_part_id"),
-        board_id=fields.get("board_id") or None,
-        ports=tuple(ports),
-    )
+def _port(number: int, fields: dict[str, str], gids: dict[int, Gid]) -> IbvPort:
+    state, max_mtu, active_mtu = fields.get("state"), fields.get("max_mtu"), fields.get("active_mtu")
+    return IbvPort(number=number, state=state.split()[0] if state else None,
+                   max_mtu=int(max_mtu.split()[0]) if max_mtu else None,
+                   active_mtu=int(active_mtu.split()[0]) if active_mtu else None,
+                   link_layer=fields.get("link_layer"), gids=dict(gids))
+
+
+def _device(device: _Device) -> IbvDevice:
+    fields = device.fields
+    return IbvDevice(hca_id=device.hca, transport=fields.get("transport"), fw_ver=fields.get("fw_ver"),
+                     node_guid=fields.get("node_guid"), vendor_id=fields.get("vendor_id"),
+                     vendor_part_id=fields.get("vendor_part_id"), board_id=fields.get("board_id") or None,
+                     ports=tuple(_port(n, f, g) for n, (f, g) in device.ports.items()))
+
+
+def _gid(line: Line) -> Gid:
+    gid = GID_LINE.match(line.stripped)
+    if gid is None:
+        raise Unfit("expected 'GID[<index>]: <gid>[, <type>]'")
+    kind = gid.group(3).strip() if gid.group(3) else None
+    if kind is not None and kind not in ("RoCE v1", "RoCE v2", "IB/RoCE v1"):
+        raise Unfit(f"GID type {kind!r} is none of RoCE v1, RoCE v2")
+    return Gid(int(gid.group(1)), gid.group(2).lower(), kind)
+
+
+def _field(reading: Reading, line: Line, device: _Device, port: Optional[int]) -> None:
+    """One ``key: value`` line of ``device`` (of its ``port`` when one has started)."""
+    if port is not None and line.stripped.startswith("GID["):
+        with reading.row(line, scope=device.hca):
+            gid = _gid(line)
+            gids = device.ports[port][1]
+            if gid.index in gids:
+                raise Unfit(f"GID {gid.index} listed twice")
+            gids[gid.index] = gid
+        return
+    field = FIELD.match(line.stripped)
+    if field is None:
+        if FLAG_NAMES.match(line.stripped):
+            reading.known(line)  # flag names ``-v`` lists under a capability field
+        else:
+            reading.unread(line, "expected 'key: value'", device.hca)
+        return
+    key, value = field.group(1).strip(), field.group(2).strip()
+    forms = PORT_FIELDS if port is not None else DEVICE_FIELDS
+    if key not in forms:
+        reading.known(line)
+        return
+    target = device.ports[port][0] if port is not None else device.fields
+    with reading.row(line, scope=device.hca):
+        if key in target:
+            raise Unfit(f"{key} given twice")
+        if not forms[key].match(value):
+            raise Unfit(f"{key} {value!r} is not in the form ibv_devinfo prints")
+        target[key] = value
+
+
+def _abi_warning(text: str) -> AbiWarning:
+    match = ABI_WARNING.search(text)
+    if match is None:
+        raise Unfit("a libibverbs warning of another form")
+    driver, abi, low, high, path = match.groups()
+    return AbiWarning(driver, int(abi), int(low), int(high), path)
 
 
 @parser(DEVINFO_TOOL, "ibv_devinfo [-v] 2>&1: devices, ports (state, MTU, link layer, GIDs), kernel-ABI warnings")
-def parse_ibv_devinfo(text: str) -> IbvDevinfo:
-    lines = [line.strip() for line in clean_lines(DEVINFO_TOOL, text)]
-    warnings = tuple(
-        AbiWarning(driver, int(abi), int(low), int(high), path)
-        for driver, abi, low, high, path in ABI_WARNING.findall(" ".join(lines))
-    )
-    devices: list[IbvDevice] = []
-    hca: Optional[str] = None
-    device_fields: dict[str, str] = {}
-    ports: list[IbvPort] = []
-    port_number: Optional[int] = None
-    port_fields: dict[str, str] = {}
-    gids: dict[int, Gid] = {}
-
-    def close_port() -> None:
-        nonlocal port_number
-        if hca is not None and port_number is not None:
-            ports.append(_port(hca, port_number, port_fields, gids))
-        port_number = None
-
-    for line in lines:
-        if line.startswith("libibverbs:"):
-            continue
-        gid = GID_LINE.match(line)
-        key, sep, value = line.partition(":")
-        key, value = key.strip(), value.strip()
-        if key == "hca_id":
-            close_port()
-            if hca is not None:
-                devices.append(_device(hca, device_fields, ports))
-            hca, device_fields, ports = value, {}, []
-        elif hca is None:
-            continue
-        elif key == "port":
-            close_port()
-            port_number = parse_int(DEVINFO_TOOL, value, f"{hca} port number")
-            port_fields, gids = {}, {}
-        elif gid and port_number is not None:
-            index = int(gid.group(1))
-            gids[index] = Gid(index, gid.group(2).lower(), gid.group(3).strip() if gid.group(3) else None)
-        elif sep and key and " " not in key:
-            (port_fields if port_number is not None else device_fields).setdefault(key, value)
-    close_port()
-    if hca is not None:
-        devices.append(_device(hca, device_fields, ports))
-    if not devices and not warnings and not any("No IB devices found" in line for line in lines):
-        fail(DEVINFO_TOOL, "no 'hca_id:' device, no kernel-ABI warning and no 'No IB devices found'")
-    return IbvDevinfo(tuple(devices), warnings)
+def parse_ibv_devinfo(text: str) -> Parsed[IbvDevinfo]:
+    """Devices, their ports and GIDs, and libibverbs' kernel-ABI warnings (also as a document wraps them, over two
+    lines). Read by the parsing rule: a value only in the form ibv_devinfo prints it; a line of another form costs
+    only its own fact (kept unread, scoped to its device); a device cut short keeps what was printed of it."""
+    reading = Reading(DEVINFO_TOOL, text)
+    refuse_unfinished_line(reading, text)
+    devices: list[_Device] = []
+    warnings: list[AbiWarning] = []
+    port: Optional[int] = None
+    skip: Optional[tuple[str, str]] = ("before any 'hca_id:' line: its device is not known", "")
+    lines = reading.content()
+    for index, line in enumerate(lines):
+        if reading.outcome(line) is not None:
+            continue  # the second half of a wrapped warning
+        stripped = line.stripped
+        if stripped.startswith("libibverbs:"):
+            follows = lines[index + 1] if index + 1 < len(lines) else None
+            wrapped = follows if ABI_START.match(stripped) and follows and follows.stripped.startswith("device ") else None
+            with reading.row(line):
+                warnings.append(_abi_warning(f"{stripped} {wrapped.stripped}" if wrapped else stripped))
+            if wrapped is not None:
+                reading.used(wrapped) if reading.outcome(line) == "used" else reading.unread(wrapped, "a wrapped warning")
+        elif stripped == NO_DEVICE:
+            reading.used(line)
+        elif stripped.startswith("hca_id:"):
+            hca, port = stripped.partition(":")[2].strip(), None
+            skip = ("an hca_id without a name, or listed twice", hca) if not hca or any(d.hca == hca for d in devices) else None
+            if skip:
+                reading.unread(line, *skip)
+            else:
+                devices.append(_Device(hca, {}, {}))
+                reading.used(line)
+        elif PORT.match(stripped) and devices and (skip is None or skip[0].startswith("port")):
+            port = int(stripped.partition(":")[2])
+            skip = (f"port {port} of {devices[-1].hca} listed twice", devices[-1].hca) if port in devices[-1].ports else None
+            if skip:
+                reading.unread(line, *skip)
+            else:
+                devices[-1].ports[port] = ({}, {})
+                reading.known(line)
+        elif skip is not None:
+            reading.unread(line, *skip)
+        else:
+            _field(reading, line, devices[-1], port)
+    found = tuple(_device(d) for d in devices)
+    return reading.done(IbvDevinfo(found, tuple(warnings)),
+                        nothing="no 'hca_id:' device, no kernel-ABI warning and no 'No IB devices found'")
 
 
 @dataclass(frozen=True)
@@ -172,17 +225,28 @@ class IbvDeviceGuid:
 
 
 @parser(DEVICES_TOOL, "ibv_devices: node GUID of every RDMA device")
-def parse_ibv_devices(text: str) -> tuple[IbvDeviceGuid, ...]:
-    lines = [line.strip() for line in clean_lines(DEVICES_TOOL, text)]
-    header = next((i for i, line in enumerate(lines) if re.fullmatch(r"device\s+node GUID", line)), None)
-    if header is None:
-        fail(DEVICES_TOOL, "no 'device node GUID' header")
-    devices = []
-    for line in lines[header + 1 :]:
-        if not line or re.fullmatch(r"[-\s]+", line):  # ibv_devices prints "    ------          \t----------------"
-            continue
-        words = line.split()
-        if len(words) != 2 or not re.fullmatch(r"[0-9a-fA-F]{16}", words[1]):
-            fail(DEVICES_TOOL, f"expected '<device> <16-hex-digit GUID>', found {line!r}")
-        devices.append(IbvDeviceGuid(words[0], words[1].lower()))
-    return tuple(devices)
+def parse_ibv_devices(text: str) -> Parsed[tuple[IbvDeviceGuid, ...]]:
+    """``device node GUID`` and a dash line, then ``<device> <16 hex digits>`` per device. A header without rows
+    is the answer of a node with no device (the header is the fact then). A row of another form costs only its
+    own device (kept unread); lines before the header are unread."""
+    reading = Reading(DEVICES_TOOL, text)
+    refuse_unfinished_line(reading, text)
+    devices: list[IbvDeviceGuid] = []
+    header: Optional[Line] = None
+    for line in reading.content():
+        if re.fullmatch(r"device\s+node GUID", line.stripped) and header is None:
+            header = line
+            reading.known(line)
+        elif header is None:
+            reading.unread(line, "before the 'device node GUID' header")
+        elif re.fullmatch(r"-+\s+-+", line.stripped):
+            reading.known(line)  # ibv_devices prints "    ------          \t----------------"
+        else:
+            words = line.stripped.split()
+            with reading.row(line, scope=first_word(line)):
+                if len(words) != 2 or not re.fullmatch(r"[0-9a-fA-F]{16}", words[1]) or not DEVICE_NAME.match(words[0]):
+                    raise Unfit("expected '<device> <16-hex-digit GUID>'")
+                devices.append(IbvDeviceGuid(words[0], words[1].lower()))
+    if header is not None and not devices and not reading.unread_lines():
+        reading.used(header)  # no device: the header alone is the answer
+    return reading.done(tuple(devices), nothing="no 'device node GUID' header with its devices")

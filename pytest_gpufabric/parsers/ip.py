@@ -9,7 +9,7 @@ own facts.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from ipaddress import IPv4Address, IPv4Interface, IPv4Network, ip_interface
 from typing import Optional
 
@@ -28,6 +28,8 @@ ADDR_ONELINE = re.compile(r"^(\d+):\s+(\S+)\s+(inet6?)\s+(.*)$")
 INET = re.compile(r"^inet\s+(\S+)(.*)$")
 # Lines of an interface block that hold no IPv4 fact: the link layer, IPv6, lifetimes, alternative names.
 OTHER_ADDR_LINE = re.compile(r"^(link/\S+|inet6\s|valid_lft\s|altname\s|prop list|vf \d+|alias\s)")
+# ``ip -br addr``: name, operational state, then every address of the interface (no index).
+ADDR_BRIEF = re.compile(r"^([^\s@]+)(?:@\S+)?\s+(UP|DOWN|UNKNOWN|LOWERLAYERDOWN|DORMANT|NOTPRESENT|TESTING)(?:\s+(.*))?$")
 
 
 def _word_after(text: str, keyword: str) -> Optional[str]:
@@ -137,7 +139,24 @@ def _ipv4(value: str, name: str) -> str:
     return str(address)
 
 
-@parser(ADDR_TOOL, "ip -o -4 addr show (or ip addr, or its 'inet' lines): IPv4 interfaces per device, interface index")
+def _brief_addresses(name: str, words: str) -> list[str]:
+    """The IPv4 addresses of an ``ip -br addr`` line (its IPv6 ones are known and left); ``Unfit`` on a word that
+    is no address/prefix."""
+    found = []
+    for word in words.split():
+        try:
+            address = ip_interface(word)
+        except ValueError:
+            raise Unfit(f"{name}: {word!r} is not an address/prefix") from None
+        if "/" not in word:
+            raise Unfit(f"{name}: {word!r} has no prefix length")
+        if isinstance(address, IPv4Interface):
+            found.append(str(address))
+    return found
+
+
+@parser(ADDR_TOOL, "ip -o -4 addr show (or ip addr, ip -br addr, or its 'inet' lines): IPv4 interfaces per device, "
+                   "interface index")
 def parse_ip_addr(text: str) -> Parsed[Addresses]:
     reading = Reading(ADDR_TOOL, text)
     refuse_unfinished_line(reading, text)
@@ -148,7 +167,14 @@ def parse_ip_addr(text: str) -> Parsed[Addresses]:
         body = line.stripped.split("\\")[0].strip()  # ip -o puts the lifetimes after a backslash
         oneline = ADDR_ONELINE.match(body)
         interface = INTERFACE.match(body)
-        if oneline:
+        brief = ADDR_BRIEF.match(body) if not (oneline or interface) else None
+        if brief:
+            name = brief.group(1)
+            with reading.row(line, scope=name):
+                addresses = _brief_addresses(name, brief.group(3) or "")
+                if addresses:
+                    found.setdefault(name, []).extend(addresses)
+        elif oneline:
             index, name, family, rest = oneline.groups()
             if family == "inet6":
                 reading.known(line)
@@ -215,14 +241,31 @@ def parse_ip_rule(text: str) -> Parsed[tuple[Rule, ...]]:
 
 
 @dataclass(frozen=True)
+class Nexthop:
+    """One path of a multipath route (``nexthop via <gateway> dev <device> weight <n>``)."""
+
+    gateway: Optional[str]
+    device: Optional[str]
+
+
+# Route types ``ip route`` prints before the destination; a route without one is unicast.
+ROUTE_TYPES = frozenset({"unicast", "local", "broadcast", "multicast", "anycast", "blackhole", "unreachable", "prohibit",
+                         "throw", "nat"})
+
+
+@dataclass(frozen=True)
 class Route:
-    """One route: destination (``default`` or a prefix), gateway, device, source and the whole line."""
+    """One route: destination (``default`` or a prefix), gateway, device, source and the whole line. ``kind`` is
+    the route type (``blackhole``, ``unreachable``... a route that forwards nothing); ``nexthops`` the paths of a
+    multipath route, printed on the lines under it."""
 
     destination: str
     gateway: Optional[str]  # validated IPv4 address, as printed
     device: Optional[str]
     source: Optional[str]
     text: str
+    kind: str = "unicast"
+    nexthops: tuple[Nexthop, ...] = ()
 
     @property
     def gateway_address(self) -> Optional[IPv4Address]:
@@ -230,7 +273,9 @@ class Route:
 
     @property
     def is_default(self) -> bool:
-        return self.destination in ("default", "0.0.0.0/0")
+        """A default route that forwards: ``unreachable default`` (what policy-routing setups put last in a
+        table) sends nothing anywhere."""
+        return self.destination in ("default", "0.0.0.0/0") and self.kind == "unicast"
 
 
 def _address(value: Optional[str], what: str) -> Optional[str]:
@@ -242,14 +287,46 @@ def _address(value: Optional[str], what: str) -> Optional[str]:
         raise Unfit(f"{what} {value!r} is not an IPv4 address") from None
 
 
-@parser(ROUTE_TOOL, "ip route list [table N]: destination, gateway, device, source of each route")
+NEXTHOP = re.compile(r"^nexthop(\s|$)")
+
+
+NEXTHOP_FLAGS = frozenset({"onlink", "pervasive", "dead", "linkdown", "offload", "trap", "rt_offload", "rt_trap"})
+
+
+def _nexthop(line: Line) -> Nexthop:
+    """``nexthop via <gateway> dev <device> weight <n> [flags]``: every word a known key with its value or a
+    flag, else ``Unfit``."""
+    words = line.text.split()[1:]
+    values: dict[str, str] = {}
+    while words:
+        word = words.pop(0)
+        if word in ("via", "dev", "weight") and words and word not in values:
+            values[word] = words.pop(0)
+        elif word not in NEXTHOP_FLAGS:
+            raise Unfit(f"nexthop: unknown word {word!r}")
+    if "via" not in values and "dev" not in values:
+        raise Unfit("nexthop without 'via' or 'dev'")
+    return Nexthop(_address(values.get("via"), "nexthop gateway"), values.get("dev"))
+
+
+@parser(ROUTE_TOOL, "ip route list [table N]: destination, gateway, device, source, type and nexthops of each route")
 def parse_ip_route(text: str) -> Parsed[tuple[Route, ...]]:
     reading = Reading(ROUTE_TOOL, text)
     refuse_unfinished_line(reading, text)
-    routes = []
+    routes: list[Route] = []
+    last: Optional[Line] = None  # the line of the route above, whose nexthop lines follow it (indented)
     for line in reading.content():
         words = line.text.split()
-        destination = words[1] if words[0] in ("unicast", "local", "broadcast", "blackhole") and len(words) > 1 else words[0]
+        if NEXTHOP.match(line.stripped) and line.text[:1].isspace():
+            with reading.row(line, scope=routes[-1].destination if last is not None else ""):
+                if last is None:
+                    raise Unfit("a nexthop line under no route read")
+                hop = _nexthop(line)
+                routes[-1] = replace(routes[-1], nexthops=routes[-1].nexthops + (hop,))
+            continue
+        kind = words[0] if words[0] in ROUTE_TYPES and len(words) > 1 else "unicast"
+        destination = words[1] if kind != "unicast" or words[0] == "unicast" else words[0]
+        last = None
         with reading.row(line, scope=destination):
             if destination != "default":
                 try:
@@ -258,5 +335,6 @@ def parse_ip_route(text: str) -> Parsed[tuple[Route, ...]]:
                     raise Unfit("expected 'default' or a prefix first") from None
             routes.append(Route(destination=destination, gateway=_address(_word_after(line.text, "via"), "gateway"),
                                 device=_word_after(line.text, "dev"), source=_address(_word_after(line.text, "src"), "source"),
-                                text=line.stripped))  # fmt: skip
+                                text=line.stripped, kind=kind))  # fmt: skip
+            last = line
     return reading.done(tuple(routes), nothing="no route line ('default' or a prefix first)")

@@ -28,78 +28,20 @@ import fnmatch
 import re
 from dataclasses import dataclass, field, replace
 
+from pytest_gpufabric.parsers.junos_tree import Node, statement_tree
 from pytest_gpufabric.parsers.reading import Line, Parsed, Reading, Unfit, integer
 from pytest_gpufabric.parsers.registry import parser
 from pytest_gpufabric.switches.facts import EcnQueue, PortConfig, SwitchConfig, Watchdog
 
 TOOL = "junos-configuration"
 _PORT = re.compile(r"^(et|xe|ge|mge|fte)-\d+/\d+/\d+(:\d+)?$")
-_WORD = re.compile(r'"(?:[^"\\]|\\.)*"|\[|\]|[^\s\[\]";]+')
 # DSCP aliases of Junos (Junos OS Class of Service user guide, "Default DSCP and DSCP IPv6 Classifiers" aliases).
 DSCP_ALIASES = {"be": 0, "ef": 46, **{f"cs{n}": 8 * n for n in range(1, 8)},
                 **{f"af{c}{d}": 8 * c + 2 * d for c in range(1, 5) for d in range(1, 4)}}
 WATCHDOG_DEFAULTS_MS = {"poll-interval": 100.0, "detection": 2.0, "recovery": 200.0}  # "PFC Watchdog" defaults
-
-
-@dataclass
-class Node:
-    """One configuration statement: its words, its child statements and the line it stands on."""
-
-    words: tuple[str, ...]
-    line: Line
-    children: list[Node] = field(default_factory=list)
-
-    def find(self, *prefix: str) -> list[Node]:
-        return [c for c in self.children if c.words[:len(prefix)] == prefix]
-
-    def first(self, *prefix: str) -> Node | None:
-        found = self.find(*prefix)
-        return found[0] if found else None
-
-    def value(self, key: str) -> str | None:
-        node = self.first(key)
-        return node.words[1] if node is not None and len(node.words) == 2 else None
-
-
-def _words(text: str) -> tuple[str, ...]:
-    return tuple(w.strip('"') for w in _WORD.findall(text))
-
-
-def _tree(reading: Reading) -> Node:
-    """The statement tree; every line of the configuration's syntax is known here, the readers below mark the
-    lines whose facts they take (used) or cannot take (unread)."""
-    root = Node(("",), reading.lines[0])
-    stack = [root]
-    in_comment = False
-    for line in reading.content():
-        text = line.stripped
-        if in_comment or text.startswith("/*"):
-            in_comment = "*/" not in text
-            reading.known(line)
-            continue
-        text = re.sub(r"\s*##.*$|\s*#(?! ).*$", "", text) if not text.startswith("#") else ""
-        if not text or text.startswith("#"):
-            reading.known(line)
-            continue
-        text = re.sub(r"^(inactive|protect|replace|delete): ", "", text)
-        if text == "}":
-            if len(stack) > 1:
-                stack.pop()
-                reading.known(line)
-            else:
-                reading.unread(line, "a closing brace without an opening one")
-            continue
-        if text.endswith("{"):
-            node = Node(_words(text[:-1]), line)
-            stack[-1].children.append(node)
-            stack.append(node)
-            reading.known(line)
-        elif text.endswith(";"):
-            stack[-1].children.append(Node(_words(text[:-1]), line))
-            reading.known(line)
-        else:
-            reading.unread(line, "not a configuration statement (no ';' or '{' at its end)")
-    return root
+# The forwarding classes every QFX5xxx switch has without configuring them, and their queues (Juniper, "Understanding
+# Default CoS Settings" (QFX Series), table "Default Forwarding Classes and Queue Mapping").
+DEFAULT_CLASS_QUEUES = {"best-effort": 0, "be": 0, "fcoe": 3, "no-loss": 4, "network-control": 7, "nc": 7, "mcast": 8}
 
 
 def _bits(code: str, width: int, what: str) -> int:
@@ -279,6 +221,31 @@ def _input_point(kind: str, point: Node, cos: _Cos, classifier: dict[int, str]) 
     raise Unfit(f"input {kind}: a kind of code point this parser does not know")
 
 
+def _dscp_classes(cos: _Cos, name: str | None, line: Line | None, reading: Reading, scope: str) -> dict[int, int] | None:
+    """The queue each DSCP code point of the port's classifier ``name`` lands in ({}: no DSCP classifier on the port);
+    None where the classification is not known: a classifier that is not defined in this configuration, or a code
+    point whose forwarding class is neither defined nor one of the switch's default classes (its unread line says
+    which)."""
+    if name is None:
+        return {}
+    if name not in cos.dscp_classifiers:
+        reading.unread(line or reading.lines[0], f"DSCP classifier {name} is not defined in this configuration: the "
+                                                  f"classification of {scope} is not known", scope)
+        return None
+    found, unknown = {}, set()
+    for dscp, fc in cos.dscp_classifiers[name].items():
+        queue = cos.classes[fc][0] if fc in cos.classes else DEFAULT_CLASS_QUEUES.get(fc)
+        if queue is None:
+            unknown.add(fc)
+        else:
+            found[dscp] = queue
+    if unknown:
+        reading.unread(line or reading.lines[0], f"DSCP classifier {name}: forwarding class {', '.join(sorted(unknown))} "
+                                                  f"is not defined: the classification of {scope} is not known", scope)
+        return None
+    return found
+
+
 def _drop_ramp(profile: Node) -> tuple[float, float, int]:
     """(fill level where marking starts, where it reaches its maximum, the maximum %) of a drop profile."""
     points: list[tuple[float, float]] = []
@@ -333,7 +300,7 @@ def _ecn(cos: _Cos, scheduler_maps: list[str | None], reading: Reading, scope: s
             continue
         profile_ref = next((n for n in scheduler.children if n.words[0] == "drop-profile-map"), None)
         with reading.row(profile_ref.line if profile_ref else scheduler.line, scope):
-            if profile_ref is None or profile_ref.words[-2] != "drop-profile":
+            if profile_ref is None or len(profile_ref.words) < 3 or profile_ref.words[-2] != "drop-profile":
                 raise Unfit(f"scheduler {name}: ECN without a drop profile this parser can read")
             drop = cos.drop_profiles.get(profile_ref.words[-1])
             if drop is None:
@@ -344,7 +311,8 @@ def _ecn(cos: _Cos, scheduler_maps: list[str | None], reading: Reading, scope: s
 
 
 _LINK_KNOWN = {"description", "unit", "native-vlan-id", "number-of-sub-ports", "flexible-vlan-tagging", "vlan-tagging",
-               "encapsulation", "esi", "aggregated-ether-options", "optics-options", "hold-time", "damping"}
+               "encapsulation", "esi", "aggregated-ether-options", "optics-options", "hold-time", "damping",
+               "unused"}  # unused: a port marked as not in use (it carries nothing the checks judge)
 
 
 @dataclass
@@ -362,7 +330,7 @@ def _link(node: Node, reading: Reading) -> _Link:
         key = child.words[0]
         if key in _LINK_KNOWN:
             continue  # known already: description, units and their families ...
-        if key in ("mtu", "speed") and len(node.find(key)) > 1:  # a hierarchy holds a statement once: a damaged output
+        if key in ("mtu", "speed") and len({n.words for n in node.find(key)}) > 1:  # given twice, differently: damaged
             reading.unread(child.line, f"{key} given {len(node.find(key))} times in {node.words[0]}: not known", node.words[0])
             continue
         with reading.row(child.line, node.words[0]):
@@ -417,29 +385,40 @@ def _watchdog(ports: dict[str, PortConfig]) -> Watchdog | None:
     return next((p.watchdog for p in ports.values() if p.watchdog is not None and p.watchdog.enabled), None)
 
 
+def _physical_interfaces(root: Node) -> list[Node]:
+    """The physical ports of the ``interfaces`` hierarchy, a port printed in two blocks (a damaged output) as one."""
+    merged: dict[str, Node] = {}
+    interfaces = root.first("interfaces")
+    for node in interfaces.children if interfaces else ():
+        if not _PORT.match(node.words[0]):
+            continue
+        if node.words[0] in merged:
+            merged[node.words[0]].children.extend(node.children)
+        else:
+            merged[node.words[0]] = Node(node.words, node.line, list(node.children))
+    return list(merged.values())
+
+
 @parser(TOOL, "show configuration (Junos, QFX): PFC, DSCP classification, ECN, MTU, speed, FEC, flow control per port; PFC watchdog")
 def parse_configuration(text: str) -> Parsed[SwitchConfig]:
     reading = Reading(TOOL, text)
-    root = _tree(reading)
+    root = statement_tree(reading)
     cos = _cos(root, reading)
-    interfaces = root.first("interfaces")
     ports: dict[str, PortConfig] = {}
-    for node in interfaces.children if interfaces else ():
+    for node in _physical_interfaces(root):
         name = node.words[0]
-        if not _PORT.match(name):
-            continue
         link = _link(node, reading)
         entry = _cos_of(cos, name)
         profile_name = entry.value("congestion-notification-profile") if entry else None
-        classifier_name, _ = _classifier_name(entry) if entry else (None, None)
+        classifier_name, classifier_line = _classifier_name(entry) if entry else (None, None)
         classifier = cos.dscp_classifiers.get(classifier_name, {}) if classifier_name else {}
         pfc = _pfc(cos.profiles.get(profile_name) if profile_name else None, cos, classifier, reading, name)
-        dscp_to_tc = {dscp: cos.classes[fc][0] for dscp, fc in classifier.items() if fc in cos.classes}
+        dscp_to_tc = _dscp_classes(cos, classifier_name, classifier_line, reading, name)
         priority_queues = {prio: queue for queue, prio in pfc.tc_priorities.items()}
         ports[name] = PortConfig(
             name=name, pfc_enabled=bool(pfc.no_drop) if pfc.no_drop is not None else None, no_drop_priorities=pfc.no_drop,
             ecn_queues=_ecn(cos, _scheduler_maps(cos, entry), reading, name),
-            dscp_trusted=bool(dscp_to_tc), dscp_to_tc=dscp_to_tc, mtu=link.mtu, speed=link.speed, fec=link.fec,
+            dscp_trusted=None if dscp_to_tc is None else bool(classifier_name), dscp_to_tc=dscp_to_tc, mtu=link.mtu, speed=link.speed, fec=link.fec,
             link_pause=link.pause, tc_priorities=pfc.tc_priorities, priority_queues=priority_queues,
             routed=None, watchdog=_port_watchdog(cos, profile_name, reading, name), sources=(name,),
         )

@@ -26,6 +26,10 @@ _SPEED_GBPS = {"kbps": 1e-6, "mbps": 1e-3, "gbps": 1.0, "tbps": 1000.0}
 _PFC_ROW = re.compile(r"^Priority\s*:\s*([0-7])\s+([\d,]+)\s+([\d,]+)$")
 _QUEUE_ROW = re.compile(r"^(\d+)\s+([\d,]+)\s+([\d,]+)\s+([\d,]+)$")
 _ERRORS = re.compile(r"^(Input|Output) errors:$")
+# ``show interfaces queue``: one block per queue, its drops on lines of their own
+_QUEUE_HEAD = re.compile(r"^Queue: (\d+), Forwarding classes: \S.*$")
+_QUEUE_DROPS = re.compile(r"^(Tail|RED|Total)-dropped packets ?: (\d[\d,]*|Not Available)(?: +\d[\d,]* pps)?$")
+_QUEUE_KNOWN = re.compile(r"^(Queued|Transmitted):$|^[A-Z][A-Za-z -]*: (\d[\d,]*|Not Available)( +\d[\d,]* [pb]ps)?$")
 _ECHO = re.compile(r"^(\S*[>#%] ?)?show interfaces\b.*$|^\{(master|backup|primary|linecard)[^}]*\}$")
 # Sections of the extensive output outside the subject: their lines hold nothing the checks judge.
 _OTHER_SECTIONS = ("Logical interface", "Traffic statistics:", "IPv6 transit statistics:", "MAC statistics:",
@@ -46,6 +50,7 @@ class _Port:
     queues: dict[str, int] = field(default_factory=dict)
     pfc_rx: dict[int, int] = field(default_factory=dict)
     pfc_tx: dict[int, int] = field(default_factory=dict)
+    queue_detail: dict[str, dict[str, int | None]] = field(default_factory=dict)  # show interfaces queue: kind -> drops
 
     def status(self) -> PortStatus:
         mtu = self.fields.get("MTU")
@@ -54,12 +59,23 @@ class _Port:
         return PortStatus(self.name, self.up, _speed(self.fields.get("Speed")), int(mtu) if mtu and mtu.isdigit() else None,
                           fec.strip() if fec else None, pause)
 
+    def queue_drops(self) -> dict[str, int]:
+        """Drops per egress queue: the counters table of the extensive form, or the queue blocks of ``show interfaces
+        queue`` (Total-dropped, else Tail-dropped plus RED-dropped where both are shown)."""
+        drops = dict(self.queues)
+        for queue, kinds in self.queue_detail.items():
+            if kinds.get("Total") is not None:
+                drops[queue] = kinds["Total"]  # type: ignore[assignment]
+            elif kinds.get("Tail") is not None and kinds.get("RED") is not None:
+                drops[queue] = kinds["Tail"] + kinds["RED"]  # type: ignore[operator]
+        return drops
+
     def counters(self) -> PortCounters:
         return PortCounters(self.name, pfc_rx=sum(self.pfc_rx.values()) if self.pfc_rx else None,
                             pfc_tx=sum(self.pfc_tx.values()) if self.pfc_tx else None,
                             in_discards=self.drops.get("Input"), out_discards=self.drops.get("Output"),
                             pfc_rx_priorities=dict(self.pfc_rx), pfc_tx_priorities=dict(self.pfc_tx),
-                            queue_drops=dict(self.queues))
+                            queue_drops=self.queue_drops())
 
 
 def _speed(text: str | None) -> float | None:
@@ -92,6 +108,15 @@ def _errors(port: _Port, direction: str, words: str) -> None:
     port.drops[direction] = integer(match.group(1), f"{direction} drops")
 
 
+def _queue_detail(port: _Port, queue: str, words: str) -> None:
+    """A line of a queue's block in ``show interfaces queue``: its drops, or a counter this parser does not judge."""
+    if match := _QUEUE_DROPS.match(words):
+        value = None if match.group(2) == "Not Available" else integer(match.group(2), f"{match.group(1)}-dropped packets")
+        port.queue_detail.setdefault(queue, {})[match.group(1)] = value
+    elif not _QUEUE_KNOWN.match(words):
+        raise Unfit(f"queue {queue}: a line of a form this parser does not know")
+
+
 def _section(words: str) -> str | None:
     """The section a line opens: ``errors``, ``queues``, ``pfc``, ``other`` (outside the subject), or None."""
     if _ERRORS.match(words):
@@ -112,6 +137,7 @@ def parse_interfaces(text: str) -> Parsed[dict[str, tuple[PortStatus, PortCounte
     port: _Port | None = None
     section: str | None = None
     errors_of: str | None = None
+    queue_of = ""  # the queue whose block of `show interfaces queue` is being read
     physical_indent = 0
     logical = False
     egress = True
@@ -124,6 +150,9 @@ def parse_interfaces(text: str) -> Parsed[dict[str, tuple[PortStatus, PortCounte
             continue
         if words.startswith("Logical interface "):
             logical = True  # the physical interface's own facts are above; a logical unit's counters are its own
+            if port is None:  # `show interfaces <unit>`: understood, and there is no physical interface to report
+                reading.used(line)
+                continue
         if logical:
             reading.known(line)
             continue
@@ -131,6 +160,10 @@ def parse_interfaces(text: str) -> Parsed[dict[str, tuple[PortStatus, PortCounte
             reading.known(line)  # the prompt and command of a capture, the routing engine banner
             continue
         if port is None:
+            continue
+        if head := _QUEUE_HEAD.match(words):  # show interfaces queue
+            section, queue_of = ("queue-detail" if egress else "other"), head.group(1)
+            reading.known(line)
             continue
         if words.startswith(("Ingress queues:", "Egress queues:")):
             egress = words.startswith("Egress")  # the queue counters below are of this direction
@@ -161,6 +194,9 @@ def parse_interfaces(text: str) -> Parsed[dict[str, tuple[PortStatus, PortCounte
                 if match is None:
                     raise Unfit("a queue counters row of a form this parser does not know")
                 port.queues[match.group(1)] = integer(match.group(4), "Dropped packets")
+        elif section == "queue-detail":
+            with reading.row(line, scope):
+                _queue_detail(port, queue_of, words)
         elif section == "pfc":
             with reading.row(line, scope):
                 match = _PFC_ROW.match(words)

@@ -1,15 +1,26 @@
-"""``/proc/cmdline``: the kernel boot parameters (HOST-001 reads the IOMMU settings from them)."""
+"""``/proc/cmdline``: the kernel boot parameters (HOST-001 reads the IOMMU settings from them).
+
+The file is one line; documents wrap it over several, so every line whose words are all kernel parameters
+(``name`` or ``name=value``, quotes as the kernel's own parser takes them) is read and the parameters joined in
+order. A line of another form (a warning, a prompt, a line with unbalanced quotes) costs only its own parameters
+and is kept unread. Words after ``--`` go to init, not to the kernel.
+"""
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass
 from typing import Optional, Sequence
 
+from pytest_gpufabric.parsers.reading import Parsed, Reading, Unfit
 from pytest_gpufabric.parsers.registry import parser
-from pytest_gpufabric.parsers.textutil import clean_lines, fail
+from pytest_gpufabric.parsers.truncation import refuse_unfinished_line
 
 TOOL = "proc-cmdline"
+INIT_ARGUMENTS = "--"
+# A parameter's name as the kernel's parse_args() splits it: up to '=', no quote; '-' and '_' are equivalent.
+NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
 
 
 def last_value(params: Sequence[tuple[str, Optional[str]]], key: str) -> Optional[str]:
@@ -35,27 +46,40 @@ class KernelCmdline:
         return any(name == key for name, _ in self.params)
 
 
-@parser(TOOL, "cat /proc/cmdline: boot parameters, iommu= / amd_iommu= / intel_iommu= values")
-def parse_kernel_cmdline(text: str) -> KernelCmdline:
-    # /proc/cmdline is one line; documents wrap it, and whitespace only separates parameters anyway.
-    joined = " ".join(clean_lines(TOOL, text))
-    try:
-        tokens = shlex.split(joined)
-    except ValueError as exc:
-        fail(TOOL, f"unbalanced quotes: {exc}")
-    if "--" in tokens:  # what follows "--" is passed to init, not to the kernel
-        tokens = tokens[: tokens.index("--")]
-    if not tokens:
-        fail(TOOL, "no kernel parameters")
+def _parameters(words: list[str]) -> list[tuple[str, Optional[str]]]:
     params = []
-    for token in tokens:
-        key, sep, value = token.partition("=")
-        if not key:
-            fail(TOOL, f"parameter without a name: {token!r}")
+    for word in words:
+        key, sep, value = word.partition("=")
+        if not NAME.match(key):
+            raise Unfit(f"{word!r} is not a kernel parameter (name or name=value)")
         params.append((key, value if sep else None))
-    return KernelCmdline(
+    return params
+
+
+@parser(TOOL, "cat /proc/cmdline: boot parameters, iommu= / amd_iommu= / intel_iommu= values")
+def parse_kernel_cmdline(text: str) -> Parsed[KernelCmdline]:
+    reading = Reading(TOOL, text)
+    refuse_unfinished_line(reading, text)
+    params: list[tuple[str, Optional[str]]] = []
+    init = False  # past "--": the rest of the command line is init's
+    for line in reading.content():
+        if init:
+            reading.known(line)
+            continue
+        with reading.row(line):
+            try:
+                words = shlex.split(line.text)
+            except ValueError as exc:
+                raise Unfit(f"unbalanced quotes: {exc}") from None
+            if INIT_ARGUMENTS in words:
+                words, init = words[: words.index(INIT_ARGUMENTS)], True
+            if not words:
+                raise Unfit("no kernel parameter before '--' (init's arguments only)")
+            params += _parameters(words)
+    cmdline = KernelCmdline(
         params=tuple(params),
         iommu=last_value(params, "iommu"),
         amd_iommu=last_value(params, "amd_iommu"),
         intel_iommu=last_value(params, "intel_iommu"),
     )
+    return reading.done(cmdline, nothing="no line of kernel parameters")

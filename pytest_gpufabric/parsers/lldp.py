@@ -42,6 +42,7 @@ class LldpNeighbor:
     port_id_type: Optional[str] = None  # ifname, local, mac, ip
     port_description: Optional[str] = None
     management_addresses: tuple[str, ...] = ()
+    neighbors: int = 1  # more than one: the interface sees several neighbors, and none is given (see the parser)
 
 
 def _first_ipv4(values: list[str]) -> Optional[str]:
@@ -82,7 +83,10 @@ def _neighbor(iface: str, values: dict[str, list[str]]) -> LldpNeighbor:
 @parser(TOOL, "lldpctl -f keyvalue: per local interface, the neighbor's name, description, management IPv4, port")
 def parse_lldpctl_keyvalue(text: str) -> Parsed[dict[str, LldpNeighbor]]:
     """Neighbors by local interface. lldpctl prints nothing when it sees no neighbor: an empty output is a
-    ParseError here as for every parser, and the caller that ran lldpctl successfully reads it as none."""
+    ParseError here as for every parser, and the caller that ran lldpctl successfully reads it as none. An
+    interface with more than one neighbor (two ``via``/``rid`` groups: a switch seen by LLDP and CDP, a device in
+    between) gives a neighbor without switch, port or addresses, ``neighbors`` saying how many it sees, and a
+    note: which one is at the other end of the cable cannot be told."""
     reading = Reading(TOOL, text)
     refuse_unfinished_line(reading, text)
     fields: dict[str, dict[str, list[str]]] = {}
@@ -102,5 +106,13 @@ def parse_lldpctl_keyvalue(text: str) -> Parsed[dict[str, LldpNeighbor]]:
         else:
             reading.unread(line, "expected 'lldp.<interface>.<field>=<value>'")
             last = None
-    neighbors = {iface: _neighbor(iface, values) for iface, values in fields.items()}
+    neighbors = {}
+    for iface, values in fields.items():
+        groups = max(len(values.get("via", [])), len(values.get("rid", [])))
+        if groups > 1:
+            reading.notes.append(f"{groups} LLDP neighbors on {iface}: which one is at the other end of the cable "
+                                 "cannot be told, none is read")
+            neighbors[iface] = LldpNeighbor(iface, None, None, None, None, neighbors=groups)
+            continue
+        neighbors[iface] = _neighbor(iface, values)
     return reading.done(neighbors, nothing="no 'lldp.<interface>.<field>=<value>' line")

@@ -9,10 +9,11 @@ any other output (the nccl-tests table, MPI messages); only NCCL lines are read.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from pytest_gpufabric.parsers.reading import Parsed, Reading
 from pytest_gpufabric.parsers.registry import parser
-from pytest_gpufabric.parsers.textutil import clean_lines, fail
+from pytest_gpufabric.parsers.truncation import refuse_unfinished_line
 
 TOOL = "nccl-debug"
 
@@ -20,9 +21,12 @@ NCCL_LINE = re.compile(r"\bNCCL (INFO|WARN)\b\s*(.*)$")
 VERSION = re.compile(r"^NCCL version (\S+)")
 NET_IB_USING = re.compile(r"^NET/IB\s*:\s*Using\s+(.*?)(?:;\s*OOB\s+(\S+))?\s*$")
 NET_IB_DEVICE = re.compile(r"\[(\d+)\]([^:\s\[\]]+):(\d+)/(\w+)")
+RELAXED_ORDERING = re.compile(r"\[RO\]")  # NCCL 2.12 and later: the plugin registers memory with relaxed ordering
 NET_IB_NONE = re.compile(r"^NET/IB\s*:\s*No device found")
 NET_SOCKET_USING = re.compile(r"^NET/Socket\s*:\s*Using\s+(.*)$")
 SOCKET_DEVICE = re.compile(r"\[(\d+)\]([^:\s]+):(\S+?)(?=\s|$)")
+# Messages whose subject is one of the facts read: one that does not fit its full form is unread, never guessed.
+LOOKS_READ = re.compile(r"^(Channel \d+/\d+\s*:.*->|NCCL version\b|NET/IB\s*:\s*Using|NET/Socket\s*:\s*Using)")
 CHANNEL = re.compile(r"^Channel (\d+)/(\d+)\s*:\s*(\d+)\[([0-9a-fA-Fx]+)\]\s*->\s*(\d+)\[([0-9a-fA-Fx]+)\]"
                      r"(?:\s*\[(send|receive)\])?\s+via\s+(.+?)(?:\s+comm\s+0x[0-9a-fA-F]+.*)?\s*$")
 
@@ -80,55 +84,82 @@ def _classify(transport: str) -> tuple[str, int | None]:
     return "other", None
 
 
-@parser("nccl-debug", "NCCL_DEBUG=INFO: NCCL version, NET/IB devices, channel transports (GDRDMA, NET/IB, Socket, P2P)")
-def parse_nccl_debug(text: str) -> NcclDebugInfo:
-    """Parse the NCCL INFO/WARN lines of an output; ParseError when it holds none."""
-    lines = clean_lines(TOOL, text)
+def _read(message: str, facts: _Facts) -> bool:
+    """Read one NCCL INFO message into ``facts``; False when it has none of the forms read (the caller decides
+    whether it is merely another message or one of these forms damaged)."""
+    channel = CHANNEL.match(message)
+    if channel:
+        kind, net_device = _classify(channel.group(8))
+        facts.channels.append(ChannelConnection(int(channel.group(1)), int(channel.group(3)), channel.group(4),
+                                                int(channel.group(5)), channel.group(6), channel.group(7),
+                                                channel.group(8), kind, net_device))
+        return True
+    version = VERSION.match(message)
+    if version:
+        facts.version = facts.version or version.group(1)
+        return True
+    using = NET_IB_USING.match(message)
+    if using and not RELAXED_ORDERING.sub("", NET_IB_DEVICE.sub("", using.group(1))).strip():
+        for dev in NET_IB_DEVICE.finditer(using.group(1)):
+            key = (int(dev.group(1)), dev.group(2), int(dev.group(3)), dev.group(4))
+            facts.ib_devices.setdefault(key, NetDevice(*key))
+        return True
+    if NET_IB_NONE.match(message):
+        facts.ib_none = True
+        return True
+    socket = NET_SOCKET_USING.match(message)
+    if socket and SOCKET_DEVICE.search(socket.group(1)):
+        for dev in SOCKET_DEVICE.finditer(socket.group(1)):
+            if dev.group(2) not in facts.sockets:
+                facts.sockets.append(dev.group(2))
+        return True
+    return False
+
+
+@dataclass
+class _Facts:
     version: str | None = None
-    ib_devices: dict[tuple[int, str, int, str], NetDevice] = {}
-    ib_none = False
-    sockets: list[str] = []
-    channels: list[ChannelConnection] = []
-    warnings: list[str] = []
-    seen_nccl = False
-    for line in lines:
-        match = NCCL_LINE.search(line)
+    ib_devices: dict[tuple[int, str, int, str], NetDevice] = field(default_factory=dict)
+    ib_none: bool = False
+    sockets: list[str] = field(default_factory=list)
+    channels: list[ChannelConnection] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+@parser("nccl-debug", "NCCL_DEBUG=INFO: NCCL version, NET/IB devices, channel transports (GDRDMA, NET/IB, Socket, P2P)")
+def parse_nccl_debug(text: str) -> Parsed[NcclDebugInfo]:
+    """Parse the NCCL INFO/WARN lines of an output; ParseError when it holds none. Read by the parsing rule: the
+    other lines of the output (a benchmark's table, MPI messages) are not this parser's subject (known), and so are
+    NCCL messages of other subjects (rings, trees, tuning); a message of one of the forms read that does not fit
+    it (a channel line whose transport cannot be told, a ``NET/IB : Using`` list of another form) costs only its
+    own facts and is kept unread."""
+    reading = Reading(TOOL, text)
+    refuse_unfinished_line(reading, text)
+    facts = _Facts()
+    first_nccl = None
+    for line in reading.content():
+        match = NCCL_LINE.search(line.text)
         if not match:
+            reading.known(line)  # the rest of the output: not NCCL's
             continue
-        seen_nccl = True
         level, message = match.group(1), match.group(2).strip()
+        first_nccl = first_nccl or line
         if level == "WARN":
-            warnings.append(message)
-            continue
-        channel = CHANNEL.match(message)
-        if channel:
-            kind, net_device = _classify(channel.group(8))
-            channels.append(ChannelConnection(int(channel.group(1)), int(channel.group(3)), channel.group(4),
-                                              int(channel.group(5)), channel.group(6), channel.group(7),
-                                              channel.group(8), kind, net_device))
-            continue
-        version_match = VERSION.match(message)
-        if version_match and version is None:
-            version = version_match.group(1)
-            continue
-        using = NET_IB_USING.match(message)
-        if using:
-            for dev in NET_IB_DEVICE.finditer(using.group(1)):
-                key = (int(dev.group(1)), dev.group(2), int(dev.group(3)), dev.group(4))
-                ib_devices.setdefault(key, NetDevice(*key))
-            continue
-        if NET_IB_NONE.match(message):
-            ib_none = True
-            continue
-        socket = NET_SOCKET_USING.match(message)
-        if socket:
-            for dev in SOCKET_DEVICE.finditer(socket.group(1)):
-                if dev.group(2) not in sockets:
-                    sockets.append(dev.group(2))
-    if not seen_nccl:
-        fail(TOOL, "no 'NCCL INFO' or 'NCCL WARN' line found (was NCCL_DEBUG=INFO set?)")
-    return NcclDebugInfo(version, tuple(sorted(ib_devices.values(), key=lambda d: d.index)), ib_none,
-                         tuple(sockets), tuple(channels), tuple(warnings))
+            facts.warnings.append(message)
+            reading.used(line)
+        elif _read(message, facts):
+            reading.used(line)
+        elif LOOKS_READ.match(message):
+            reading.unread(line, "an NCCL message of a form read here that does not fit it")
+        else:
+            reading.known(line)  # an NCCL message of another subject
+    if first_nccl is not None and facts == _Facts():
+        # NCCL logged at INFO but none of its messages is of a subject read: that absence (no version, device or
+        # channel line) is the output's fact, as a run that stopped early shows it
+        reading.used(first_nccl)
+    info = NcclDebugInfo(facts.version, tuple(sorted(facts.ib_devices.values(), key=lambda d: d.index)), facts.ib_none,
+                         tuple(facts.sockets), tuple(facts.channels), tuple(facts.warnings))
+    return reading.done(info, nothing="no 'NCCL INFO' or 'NCCL WARN' line read (was NCCL_DEBUG=INFO set?)")
 
 
 def network_channels(info: NcclDebugInfo) -> tuple[ChannelConnection, ...]:

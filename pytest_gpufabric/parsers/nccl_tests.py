@@ -7,7 +7,7 @@ the right (the measurement groups) so that an empty ``redop`` column (hypercube,
 versions) does not shift the numbers. NCCL_DEBUG lines and MPI warnings interleaved with the table are
 known; a row that starts with a digit but does not fit the header is refused (unread), never shifted. Under
 Open MPI's ``mpirun --tag-output`` every line starts with ``[<job>,<rank>]<stdout>:`` (or ``<stderr>``): the
-prefixes are taken off first. An output without a result table, without rows or without its summary lines
+prefixes are taken off first (with the indentation a pasted copy may add before them). An output without a result table, without rows or without its summary lines
 (a failed or cut run) is refused: it is not a measurement.
 
 nccl-tests before 2.13 (NVIDIA/nccl-tests commit 51af557, 2022-08) and rccl-tests builds derived from them name
@@ -43,7 +43,7 @@ OUT_OF_BOUNDS = re.compile(r"^#\s*Out of bounds values\s*:\s*(\d+)\s+(OK|FAILED)
 ROW_START = re.compile(r"^\d+\s+\d+\s")
 DEBUG_LINE = re.compile(r"\bNCCL (?:INFO|WARN|TRACE)\b")
 AVG_BUSBW = re.compile(r"^#\s*Avg bus bandwidth\s*:\s*(\S+)\s*$")
-TAG = re.compile(r"(?m)^\[\d+,\d+\]<std(?:out|err)>:")  # Open MPI mpirun --tag-output
+TAG = re.compile(r"(?m)^[ \t]*\[\d+,\d+\]<std(?:out|err)>:")  # Open MPI mpirun --tag-output (a pasted copy may indent it)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Optional
 
 from pytest_gpufabric.parsers.pci_path import is_bdf, normalize_bdf
@@ -31,11 +32,17 @@ DEVICE = re.compile(r"^(GPU\d+|NIC\d+|(mlx\d+|bnxt_re|ionic|irdma|i40iw|hns|qedr
 EXTRA_COLUMNS = ("CPU Affinity", "NUMA Affinity", "GPU NUMA ID")
 # Connection types of the legend (SOC: drivers before 384 for SYS); X is the device itself.
 LINK_TYPE = re.compile(r"^(X|SYS|SOC|NODE|PHB|PXB|PIX|PSB|NV\d+)$")
+# Drivers of the 550 series print some cells of a wide matrix without the tab after them when the cell fills
+# its column (``NODENODE``, ``NODEPXB`` in a row, ``NIC8NIC9`` in the header; sgl-project/sglang#14092,
+# vllm-project/vllm#13855). The legend's words and the device names split such a word in one way only.
+LINK_WORD = re.compile(r"X|SYS|SOC|NODE|PHB|PXB|PIX|PSB|NV\d+")
+FUSED_LINKS = re.compile(r"^(?:X|SYS|SOC|NODE|PHB|PXB|PIX|PSB|NV\d+){2,}$")
+FUSED_DEVICES = re.compile(r"^(?:(?:GPU|NIC)\d+){2,}$")
 CPU_LIST = re.compile(r"^(N/A|\d+(-\d+)?(,\d+(-\d+)?)*)$")  # also NUMA node lists of Grace systems
 LEGEND_TITLE = re.compile(r"^(NIC )?Legend:$")
 LEGEND_ENTRY = re.compile(r"^(\S+)\s+=\s+\S.*$")  # "X    = Self", "NV#  = Connection traversing ..."
 NIC_ENTRY = re.compile(r"^(NIC\d+):\s*(\S+)$")
-KNOWN_BEFORE = re.compile(r"^(```\w*|\$.*nvidia-smi topo.*|.*[$#]\s*nvidia-smi topo.*|nvidia-smi topo.*|NVIDIA Topology:?)$")
+KNOWN_BEFORE = re.compile(r"^(```\w*|\$.*nvidia-smi topo.*|.*[$#➜]\s*(~\s+)?nvidia-smi topo.*|nvidia-smi topo.*|(NVIDIA|GPU) Topology:?)$")
 # Drivers that cap the NIC columns say so before the header ("18 NICs found, only displaying 16"): the matrix
 # then names fewer NICs than the node has, which the NIC legend shows.
 NICS_CAPPED = re.compile(r"^\d+ NICs? found,? only displaying \d+\b.*$", re.IGNORECASE)
@@ -87,19 +94,32 @@ def parse_nvidia_smi_query(text: str) -> Parsed[tuple[GpuQueryRow, ...]]:
 
 def _header_devices(line: Line) -> list[str]:
     """The device names a column header starts with (``GPU0 GPU1 ... NIC0``), [] for any other line: after the
-    names, every column of a header is a title (``CPU Affinity``...), where a row holds link types."""
-    words = line.words.split(" ")
+    names, every column of a header is a title (``CPU Affinity``...), where a row holds ``X`` or a link type
+    after its label. A header is indented by the column of row labels; a paste that lost that first tab starts
+    with ``GPU0`` like a row, and is told from one by the word after it."""
+    words = [part for word in line.words.split(" ") for part in _split_devices(word)]
     devices: list[str] = []
     for word in words:
-        if not DEVICE.match(word) or word in ("X",):
+        if not DEVICE.match(word):
             break
         devices.append(word)
     rest = " ".join(words[len(devices):])
     if not devices or not devices[0].startswith("GPU") or rest and not rest.startswith(EXTRA_COLUMNS):
         return []
-    if line.text[:1] not in (" ", "\t"):
-        return []  # a header is indented by the column of row labels; a row starts with its label
+    if line.text[:1] not in (" ", "\t") and len(devices) == 1 and not rest:
+        return []  # a lone "GPU0" (a one-GPU row cut after its label) is no header
     return devices
+
+
+def _split_devices(word: str) -> list[str]:
+    """``NIC8NIC9`` (a header word the driver printed without its tab) as the two device names it is."""
+    return re.findall(r"(?:GPU|NIC)\d+", word) if FUSED_DEVICES.match(word) else [word]
+
+
+def _split_links(word: str) -> list[str]:
+    """``NODENODE`` (cells the driver printed without the tab between them) as the legend words it is made of;
+    any other word as it is."""
+    return LINK_WORD.findall(word) if FUSED_LINKS.match(word) else [word]
 
 
 EXTRAS = "extras"  # the columns after the devices, read as one cell (see _matrix_header)
@@ -115,7 +135,7 @@ def _matrix_header(line: Line, devices: tuple[str, ...]) -> tuple[Header, tuple[
     read in order as the words of that cell, and a GPU row must give one per title (a missing one refuses the
     row: which one is missing cannot be told)."""
     full = header_from_names(line, EXTRA_COLUMNS, leading=LABEL)
-    titles = tuple(name for name in full.names if name != LABEL and name not in devices)
+    titles = tuple(name for name in full.names if name in EXTRA_COLUMNS)
     columns = [column for column in full.columns if column.name not in titles]
     first = next((column for column in full.columns if column.name in titles), None)
     if first is not None:
@@ -123,14 +143,97 @@ def _matrix_header(line: Line, devices: tuple[str, ...]) -> tuple[Header, tuple[
     return Header(tuple(columns), open_last=True), titles
 
 
-def _extras(titles: tuple[str, ...]) -> object:
-    def named(cells: dict[str, str]) -> dict[str, str]:
-        words = cells.get(EXTRAS, "").split()
-        if words and len(words) != len(titles):
-            raise Unfit(f"expected {len(titles)} values under {', '.join(titles)}, found {len(words)}: {' '.join(words)!r}")
-        return dict(zip(titles, words))
+def _check_row(label: str, cells: dict[str, str], devices: tuple[str, ...]) -> dict[str, str]:
+    """``cells`` when the row's device cells are what ``topo -m`` prints: a link type under every device and
+    ``X`` under the row's own device only (the legend's "Self"); ``Unfit`` otherwise. A row whose cells slid
+    by a column puts its ``X`` under another device: this is how a shift is told from a reading."""
+    if label not in devices:
+        raise Unfit(f"row label {label!r} is not a device of the header")
+    for device in devices:
+        value = cells.get(device, "")
+        if not LINK_TYPE.match(value):
+            raise Unfit(f"{device}: {value!r} is not a connection type of the legend")
+        if (value == "X") != (device == label):
+            raise Unfit(f"{device}: {value!r} where the row of {label} has its 'X' only under {label}")
+    return cells
 
-    return named
+
+def _extra_words(words: list[str], titles: tuple[str, ...]) -> dict[str, str]:
+    """The extra values of a row read in order: one per title on a GPU row; none on a NIC row."""
+    if not words:
+        return {}
+    if len(words) != len(titles):
+        raise Unfit(f"expected {len(titles)} values under {', '.join(titles)}, found {len(words)}: {' '.join(words)!r}")
+    return dict(zip(titles, words))
+
+
+def _tab_fields(line: Line, devices: tuple[str, ...], titles: tuple[str, ...]) -> dict[str, str]:
+    """A row as the driver printed it, one tab between cells (the original output, not an expanded copy):
+    cell n is field n, so an empty cell is seen as empty (``0-35\t0`` and ``\t1`` on GB200, where some GPUs
+    have no CPU affinity). Drivers put an empty field before ``GPU NUMA ID`` (``0\t\tN/A``), which is
+    dropped, and a NIC row ends in empty fields; an empty field anywhere else is not the driver's layout
+    (a copy whose spaces were turned back into tabs) and refuses this way of reading the row."""
+    fields = line.text.split("\t")
+    values: list[str] = []
+    rest = 1
+    while rest < len(fields) and len(values) < len(devices):
+        values += _split_links(fields[rest].strip())
+        rest += 1
+    if len(values) != len(devices):
+        raise Unfit(f"{len(values)} tab-separated cells for the {len(devices)} devices of the header")
+    extras = [field.strip() for field in fields[rest:]]
+    while extras and not extras[-1]:
+        extras.pop()
+    if len(extras) == len(titles) + 1 and not extras[-2]:
+        del extras[-2]
+    if len(extras) > len(titles) or "" in extras[1:]:
+        raise Unfit(f"tab-separated values {extras} do not fit the columns {', '.join(titles)}")
+    cells = {LABEL: fields[0].strip(), **dict(zip(devices, values))}
+    cells.update(zip(titles, extras))
+    return cells
+
+
+TAB_SEPARATED = re.compile(r"^[^ \t]+(\t( X ?|[^ \t]*))+$")  # cells between single tabs, " X " for the device itself
+
+
+def _row_cells(header: Header, devices: tuple[str, ...], titles: tuple[str, ...]) -> Callable[[Line], dict[str, str]]:
+    """How a row of the matrix is read: by its tab fields when it has the driver's layout (one tab between
+    cells); otherwise by the header's positions, and where a paste moved the header or the rows (an indented
+    paste, a header that lost its first tab), by its words in order. Each way must account for every word of the
+    row and put the row's ``X`` under its own device, so a shifted or fused cell refuses the row in all of them;
+    the reason given is the one of the header's positions."""
+
+    def by_tabs(line: Line) -> dict[str, str]:
+        if not TAB_SEPARATED.match(line.text):
+            raise Unfit("not the driver's tab-separated layout")
+        found = _tab_fields(line, devices, titles)
+        return _check_row(found[LABEL], found, devices)
+
+    def by_position(line: Line) -> dict[str, str]:
+        placed = header.cells(line)
+        found = {name: value for name, value in placed.items() if name != EXTRAS}
+        found.update(_extra_words(placed.get(EXTRAS, "").split(), titles))
+        return _check_row(found.get(LABEL, ""), found, devices)
+
+    def by_words(line: Line) -> dict[str, str]:
+        first, *others = line.stripped.split()
+        words = [first] + [part for word in others for part in _split_links(word)]
+        values = words[1:1 + len(devices)]
+        if len(values) != len(devices):
+            raise Unfit(f"{len(values)} cells for the {len(devices)} devices of the header")
+        found = _check_row(words[0], {LABEL: words[0], **dict(zip(devices, values))}, devices)
+        return {**found, **_extra_words(words[1 + len(devices):], titles)}
+
+    def cells(line: Line) -> dict[str, str]:
+        reasons = []
+        for way in (by_tabs, by_position, by_words):
+            try:
+                return way(line)
+            except Unfit as exc:
+                reasons.append(exc)
+        raise reasons[1]
+
+    return cells
 
 
 def _cell_ok(column: str, value: str) -> None:
@@ -161,8 +264,8 @@ def parse_nvidia_smi_topo(text: str) -> Parsed[TopologyMatrix]:
         (legend if legend or LEGEND_TITLE.match(line.stripped) else body).append(line)
     links: dict[str, dict[str, str]] = {}
     extra: dict[str, dict[str, str]] = {}
-    rows = [line for line in body if line.text[:1] not in (" ", "\t")]
-    read_rows(reading, header, rows, devices, _cell_ok, links, extra, other_cells=_extras(titles))  # type: ignore[arg-type]
+    rows = [line for line in body if line.stripped.split()[0] in devices]  # indented by some pastes
+    read_rows(reading, header, rows, devices, _cell_ok, links, extra, cells_of=_row_cells(header, devices, titles))
     nics: dict[str, str] = {}
     for line in legend:
         nic = NIC_ENTRY.match(line.stripped)

@@ -9,6 +9,7 @@ Two forms (Linux ``drivers/pci/pci.c``, ``__pcie_print_link_status``)::
 The second form says that a link on the way to the device (its own or an upstream bridge's, named after
 ``at``) runs below what the device is capable of: a card in the wrong slot, a degraded riser or lane split.
 Some kernels append ``, in Flit mode``. Bandwidths are the kernel's own Gb/s figures (10^9 bits per second).
+Read by the parsing rule: a message in another layout costs only its own device's notice and is kept unread.
 """
 
 from __future__ import annotations
@@ -17,8 +18,9 @@ import re
 from dataclasses import dataclass
 
 from pytest_gpufabric.parsers.pci_path import normalize_bdf
+from pytest_gpufabric.parsers.reading import Parsed, Reading, Unfit, decimal, integer
 from pytest_gpufabric.parsers.registry import parser
-from pytest_gpufabric.parsers.textutil import clean_lines, fail, parse_float
+from pytest_gpufabric.parsers.truncation import refuse_unfinished_line
 
 TOOL = "kernel-pcie-bandwidth"
 
@@ -29,8 +31,11 @@ MESSAGE = re.compile(
     rf"(?P<limiter>{BDF}|<unknown>) \(capable of (?P<capable>\d+\.\d+) Gb/s with "
     r"(?P<cap_speed>\S+) GT/s PCIe x(?P<cap_width>\d+) link\)"
     r"| \((?P<own_speed>\S+) GT/s PCIe x(?P<own_width>\d+) link\))"
+    r"(?:, in Flit mode)?\s*$"
 )
 MENTION = re.compile(r"Gb/s available PCIe bandwidth")
+# The second half of a message a pager or a document wrapped: "(capable of ... link)" alone on its line.
+CONTINUATION = re.compile(r"^\(?capable of [\d.]+ Gb/s with .* link\)$")
 
 
 @dataclass(frozen=True)
@@ -58,38 +63,44 @@ class PcieBandwidthNotice:
 
 def _notice(match: re.Match[str]) -> PcieBandwidthNotice:
     device = normalize_bdf(match.group("device"))
-    available = parse_float(TOOL, match.group("available"), "available bandwidth")
+    available = decimal(match.group("available"), "available bandwidth")
     if match.group("own_speed"):
-        speed, width = match.group("own_speed"), int(match.group("own_width"))
+        speed, width = match.group("own_speed"), integer(match.group("own_width"), "width")
         return PcieBandwidthNotice(device, available, speed, width, None, available, speed, width)
     limiter = match.group("limiter")
     return PcieBandwidthNotice(
-        device, available, match.group("speed"), int(match.group("width")),
+        device, available, match.group("speed"), integer(match.group("width"), "width"),
         "<unknown>" if limiter == "<unknown>" else normalize_bdf(limiter),
-        parse_float(TOOL, match.group("capable"), "capable bandwidth"), match.group("cap_speed"),
-        int(match.group("cap_width")),
+        decimal(match.group("capable"), "capable bandwidth"), match.group("cap_speed"),
+        integer(match.group("cap_width"), "capable width"),
     )
 
 
-def pcie_bandwidth_notices(text: str) -> tuple[PcieBandwidthNotice, ...]:
-    """Every PCIe bandwidth message in a kernel log (none is not an error: the kernel may not print one)."""
-    notices = []
-    for line in clean_lines(TOOL, text):
-        if not MENTION.search(line):
-            continue
-        match = MESSAGE.search(line)
-        if not match:
-            fail(TOOL, f"PCIe bandwidth message in an unknown layout (wrapped or cut?): {line.strip()[:160]!r}")
-        notices.append(_notice(match))
-    return tuple(notices)
-
-
 @parser(TOOL, "kernel 'Gb/s available PCIe bandwidth[, limited by ... (capable of ...)]' messages in dmesg")
-def parse_pcie_bandwidth(text: str) -> tuple[PcieBandwidthNotice, ...]:
-    notices = pcie_bandwidth_notices(text)
-    if not notices:
-        fail(TOOL, "no 'Gb/s available PCIe bandwidth' message")
-    return notices
+def pcie_bandwidth_notices(text: str) -> Parsed[tuple[PcieBandwidthNotice, ...]]:
+    """Every PCIe bandwidth message in a kernel log. The other kernel messages are known (not this parser's
+    subject); a bandwidth message in another layout (wrapped by a pager, cut) is unread, scoped to the device it
+    names when one can be told. A log without any bandwidth message is refused (ParseError): the caller that reads
+    a whole kernel log treats that as "no message"."""
+    reading = Reading(TOOL, text)
+    refuse_unfinished_line(reading, text)
+    notices = []
+    scope = ""  # the device of the last message, for the second half of a wrapped one
+    for line in reading.content():
+        if not MENTION.search(line.text) and not CONTINUATION.match(line.stripped):
+            reading.known(line)
+            continue
+        match = MESSAGE.search(line.text)
+        named = re.search(rf"\s({BDF}):", line.text)
+        scope = normalize_bdf(named.group(1)) if named else scope if CONTINUATION.match(line.stripped) else ""
+        with reading.row(line, scope=scope):
+            if not match:
+                raise Unfit("PCIe bandwidth message in an unknown layout (wrapped or cut?)")
+            notices.append(_notice(match))
+    return reading.done(tuple(notices), nothing="no 'Gb/s available PCIe bandwidth' message")
+
+
+parse_pcie_bandwidth = pcie_bandwidth_notices
 
 
 def notice_for(notices: tuple[PcieBandwidthNotice, ...], bdf: str) -> PcieBandwidthNotice | None:

@@ -20,8 +20,10 @@ from dataclasses import dataclass, field
 from typing import Callable, TypeVar
 
 from pytest_gpufabric.errors import MeasurementMissing
+from pytest_gpufabric.parsers.reading import Line, Parsed, Reading, Unfit, decimal, integer
 from pytest_gpufabric.parsers.registry import parser
-from pytest_gpufabric.parsers.textutil import clean_lines, fail, parse_float
+from pytest_gpufabric.parsers.tables import TAB_STOP, first_word
+from pytest_gpufabric.parsers.truncation import refuse_unfinished_line
 
 TOOL = "perftest"
 
@@ -32,7 +34,7 @@ SETTING = re.compile(r"([A-Za-z][A-Za-z0-9_*./\- ]*?)\s*:\s*(\S+)")
 GPU_DEVICE = re.compile(r"^\s*Using (ROCm|CUDA|cuda|rocm|Neuron|HL) Device with ID:?\s*(\d+)(?:,\s*Name:\s*([^,]+))?"
                         r"(?:,\s*PCI Bus ID:\s*(\S+?))?(?:,|$)", re.IGNORECASE)
 GPU_BUFFER = re.compile(r"^\s*allocated (\d+) bytes of GPU buffer", re.IGNORECASE)
-BW_HEADER = re.compile(r"#bytes\s+#iterations\s+BW peak\[(Gb/sec|MB/sec|MiB/sec)\]\s+BW average\[(?:Gb/sec|MB/sec|MiB/sec)\]"
+BW_HEADER = re.compile(r"\s*#bytes\s+#iterations\s+BW peak\[(Gb/sec|MB/sec|MiB/sec)\]\s+BW average\[(?:Gb/sec|MB/sec|MiB/sec)\]"
                        r"\s+MsgRate\[Mpps\]")
 # perftest divides bytes by 0x100000 for its MB/sec and MiB/sec tables and bits by 10^9 for Gb/sec
 # (src/perftest_parameters.c, format_factor): factors to bytes per second and to bits per second.
@@ -46,6 +48,15 @@ CONNECT_ERROR = re.compile(r"Couldn't connect|Unable to init the socket connecti
                            r"|Couldn't (?:get|read|exchange)\b", re.IGNORECASE)
 DEVICE_ERROR = re.compile(r"Did not detect devices|Unable to find the Infiniband/RoCE device"
                           r"|IB device \S+ not found|No IB devices found", re.IGNORECASE)
+# perftest's own messages besides the header, table and errors: the server's banner, the connection's ends, the
+# run's times, the CPU frequency notes, warnings about the run, a GPU buffer released.
+INFORMATION = re.compile(r"^(\*+|\* Waiting for client to connect\.\.\. \*|(local|remote) address: .*|GID: [\d:a-fA-F.]+|"
+                         r"Connected: .*|Completed: .*|Total run time: .*|Using sampled CPU speed .*|"
+                         r"Conflicting CPU frequency values detected.*|WARNING: .*|Warning: .*|"
+                         r"(initializing|deallocating|destroying) .*|Requested mtu is higher than active mtu.*|"
+                         r"Changing to active mtu.*|Max msg size in .*|Perftest doesn't supports .*|"
+                         r"If device exists, check if driver is up|Device not recognized to implement inline feature.*|"
+                         r"scnt=\d+, ccnt=\d+)$", re.IGNORECASE)
 OTHER_FAILURE = re.compile(r"Completion with error|Failed to complete|Failed to|Couldn't|Unable to|\bERROR\b")
 
 
@@ -122,6 +133,7 @@ class PerftestResult:
     latency_rows: tuple[LatencyRow, ...]
     errors: tuple[PerftestError, ...]
     sides: int = 1
+    complete: bool = True  # every table closed by its dash line and every row read
 
     @property
     def failed(self) -> bool:
@@ -152,40 +164,31 @@ def _classify_error(line: str) -> PerftestError | None:
 
 
 def _int_setting(settings: dict[str, str], key: str) -> int | None:
+    """A numeric header value (``4096[B]`` -> 4096); None when absent or of another form."""
     value = settings.get(key)
-    if value is None:
-        return None
-    match = re.match(r"(\d+)", value)
-    if not match:
-        fail(TOOL, f"header field {key!r}: expected a number, found {value!r}")
-    return int(match.group(1))
+    match = re.match(r"(\d+)(?:\[\w+\])?$", value) if value is not None else None
+    return int(match.group(1)) if match else None
 
 
 def _numbers(line: str, expected: int, what: str) -> list[str]:
     fields = line.split()
     if len(fields) != expected:
-        fail(TOOL, f"{what} row {line.strip()!r}: expected {expected} columns, found {len(fields)}")
+        raise Unfit(f"{what} row: expected {expected} columns, found {len(fields)}")
     return fields
-
-
-def _to_int(value: str, what: str) -> int:
-    if not value.isdigit():
-        fail(TOOL, f"{what}: expected an integer, found {value!r}")
-    return int(value)
-
-
 
 
 def _bandwidth_row(line: str) -> BandwidthRow:
     size, iters, peak, average, rate = _numbers(line, 5, "bandwidth")
-    return BandwidthRow(_to_int(size, "#bytes"), _to_int(iters, "#iterations"), parse_float(TOOL, peak, "BW peak"),
-                        parse_float(TOOL, average, "BW average"), parse_float(TOOL, rate, "MsgRate"))
+    return BandwidthRow(integer(size, "#bytes"), integer(iters, "#iterations"), decimal(peak, "BW peak"),
+                        decimal(average, "BW average"), decimal(rate, "MsgRate"))
 
 
-def _latency_columns(header: str) -> list[str]:
+def _latency_columns(header: str) -> list[str] | None:
+    """The latency columns a header names, or None when it does not start with t_min[usec] or names another."""
     names = [match.group(1) for match in LAT_COLUMN.finditer(header)]
-    if not names or names[0] != "t_min":
-        fail(TOOL, f"latency header {header.strip()!r} does not start with t_min[usec]")
+    rest = LAT_COLUMN.sub("", LAT_HEADER.sub("", header)).strip()
+    if not names or names[0] != "t_min" or rest:
+        return None
     return names
 
 
@@ -197,18 +200,11 @@ def _latency_row(line: str, columns: list[str]) -> LatencyRow:
     fields = _numbers(line, 2 + len(columns), "latency")
     values: dict[str, float | None] = {name: None for name in LATENCY_FIELDS.values()}
     for column, raw in zip(columns, fields[2:]):
-        values[LATENCY_FIELDS[column]] = parse_float(TOOL, raw, f"{column}[usec]")
-    return LatencyRow(bytes=_to_int(fields[0], "#bytes"), iterations=_to_int(fields[1], "#iterations"), **values)
+        values[LATENCY_FIELDS[column]] = decimal(raw, f"{column}[usec]")
+    return LatencyRow(bytes=integer(fields[0], "#bytes"), iterations=integer(fields[1], "#iterations"), **values)
 
 
-def _gpu_memory(lines: list[str]) -> GpuMemory | None:
-    device: re.Match[str] | None = None
-    allocated: int | None = None
-    for line in lines:
-        device = device or GPU_DEVICE.match(line)
-        buffer = GPU_BUFFER.match(line)
-        if buffer and allocated is None:
-            allocated = int(buffer.group(1))
+def _gpu_memory(device: re.Match[str] | None, allocated: int | None) -> GpuMemory | None:
     if device is None:
         return None
     runtime = {"rocm": "ROCm", "cuda": "CUDA"}.get(device.group(1).lower(), device.group(1))
@@ -217,40 +213,18 @@ def _gpu_memory(lines: list[str]) -> GpuMemory | None:
 
 
 @dataclass
-class _Table:
-    """The result table(s) met so far: kind, unit, columns, rows, and how many sides printed and closed one."""
+class _Side:
+    """One result table as printed by one side of a run: its header and the lines of its rows."""
 
-    kind: str | None = None
-    unit: str | None = None
-    lat_columns: tuple[str, ...] = ()
-    sides: int = 0
-    closed: int = 0
-    bw_rows: list[BandwidthRow] = field(default_factory=list)
-    lat_rows: list[LatencyRow] = field(default_factory=list)
-    sizes_per_side: list[list[int]] = field(default_factory=list)
+    header: Line
+    kind: str
+    unit: str | None
+    lat_columns: tuple[str, ...]
+    rows: list[Line] = field(default_factory=list)
+    closed: bool = False
 
-    @property
-    def open(self) -> bool:
-        return self.closed < self.sides
-
-    def start(self, line: str, bw_header: re.Match[str] | None) -> None:
-        kind = "bw" if bw_header else "lat"
-        unit = bw_header.group(1) if bw_header else None
-        if self.sides == 2 or self.sides and (kind, unit) != (self.kind, self.unit):
-            fail(TOOL, "more result tables than the two sides of one run; give one perftest run at a time")
-        self.kind, self.unit, self.sides = kind, unit, self.sides + 1
-        self.lat_columns = () if bw_header else tuple(_latency_columns(line))
-        self.sizes_per_side.append([])
-
-    def add_row(self, line: str) -> None:
-        row: BandwidthRow | LatencyRow
-        if self.kind == "bw":
-            row = _bandwidth_row(line)
-            self.bw_rows.append(row)
-        else:
-            row = _latency_row(line, list(self.lat_columns))
-            self.lat_rows.append(row)
-        self.sizes_per_side[-1].append(row.bytes)
+    def row(self, line: Line) -> BandwidthRow | LatencyRow:
+        return _bandwidth_row(line.text) if self.kind == "bw" else _latency_row(line.text, list(self.lat_columns))
 
 
 Row = TypeVar("Row", BandwidthRow, LatencyRow)
@@ -264,7 +238,7 @@ def _check_two_sides(sizes_per_side: list[list[int]]) -> None:
     """Two tables are the two sides of one run: each size at most once per side, one side's sizes among the other's.
 
     When both headers came before any row (two processes writing into one terminal), the rows cannot be told
-    apart by side; then each size may appear at most twice.
+    apart by side; then each size may appear at most twice. ``Unfit`` otherwise.
     """
     first, second = sizes_per_side
     sides = [second] if not first else [first, second]
@@ -272,89 +246,159 @@ def _check_two_sides(sizes_per_side: list[list[int]]) -> None:
     for sizes in sides:
         repeated = next((size for size in sizes if sizes.count(size) > limit), None)
         if repeated is not None:
-            fail(TOOL, f"size {repeated} printed {sizes.count(repeated)} times in two result tables: "
-                       "not the two sides of one run")
+            raise Unfit(f"size {repeated} printed {sizes.count(repeated)} times in two result tables: "
+                        "not the two sides of one run")
     if first and not (set(first) <= set(second) or set(second) <= set(first)):
         size = min(set(first) ^ set(second))
-        fail(TOOL, f"two result tables whose sizes differ (size {size} printed by one side only, while that side "
-                   "lacks sizes the other printed): not the two sides of one run")
+        raise Unfit(f"two result tables whose sizes differ (size {size} printed by one side only, while that side "
+                    "lacks sizes the other printed): not the two sides of one run")
 
 
 def _one_row_per_size(rows: list[Row], sizes_per_side: list[list[int]], worse: Callable[[Row], float]) -> tuple[Row, ...]:
     """The rows of a one-sided table as they are; of a two-sided capture, the worse side's row of each size."""
     if len(sizes_per_side) < 2 or not rows:
         return tuple(rows)
-    _check_two_sides(sizes_per_side)
     by_size: dict[int, list[Row]] = {}
     for row in rows:
         by_size.setdefault(row.bytes, []).append(row)
     order = max(sizes_per_side, key=len) if sizes_per_side[0] else list(by_size)
-    return tuple(min(by_size[size], key=worse) for size in order)
+    return tuple(min(by_size[size], key=worse) for size in order if size in by_size)
+
+
+def _table_header(line: Line) -> tuple[str, str | None, tuple[str, ...]] | None:
+    """(kind, unit, latency columns) of a result table's header line; None when the line is another one."""
+    bw = BW_HEADER.fullmatch(line.stripped)
+    if bw:
+        return "bw", bw.group(1), ()
+    if LAT_HEADER.search(line.stripped):
+        columns = _latency_columns(line.stripped)
+        return ("lat", None, tuple(columns)) if columns else ("lat?", None, ())
+    return None
+
+
+def _settings(line: Line) -> list[tuple[str, str]] | None:
+    """The ``key : value`` pairs of a header line when they make up the whole line, else None."""
+    pairs = SETTING.findall(line.text)
+    return [(key.strip(), value) for key, value in pairs] if pairs and not SETTING.sub("", line.text).strip() else None
+
+
+def _read_tables(reading: Reading, sides: list[_Side]) -> tuple[list[BandwidthRow | LatencyRow], list[list[int]], bool]:
+    """The rows of the tables (each row read whole, else unread), the sizes per side, and whether the tables are
+    complete (closed by their dash line, every row read). Two tables that are not the two sides of one run are
+    read from neither: their rows are unread."""
+    rows: list[BandwidthRow | LatencyRow] = []
+    sizes: list[list[int]] = []
+    read: list[tuple[Line, BandwidthRow | LatencyRow]] = []
+    for side in sides:
+        sizes.append([])
+        for line in side.rows:
+            with reading.row(line, scope=first_word(line)):
+                row = side.row(line)
+                read.append((line, row))
+                sizes[-1].append(row.bytes)
+    if len(sides) == 2:
+        try:
+            _check_two_sides(sizes)
+        except Unfit as exc:
+            for line, _ in read:
+                reading.unread(line, str(exc), first_word(line))
+            return [], sizes, False
+    rows = [row for _, row in read]
+    complete = all(side.closed for side in sides) and len(read) == sum(len(side.rows) for side in sides)
+    return rows, sizes, complete
 
 
 @parser("perftest", "ib_write_bw / ib_send_bw / ib_read_bw / ib_*_lat output: header, per-size table, errors")
-def parse_perftest(text: str) -> PerftestResult:
-    """Parse one perftest output (client or server side, or both sides of one run in one capture)."""
-    lines = clean_lines(TOOL, text)
+def parse_perftest(text: str) -> Parsed[PerftestResult]:
+    """Parse one perftest output (client or server side, or both sides of one run in one capture).
+
+    Read by the parsing rule: a table row is read only whole (five numbers of a bandwidth table, as many as its
+    header names of a latency table), else it costs only its own size and is kept unread; a header line is read
+    only when its ``key : value`` pairs make up the whole line; perftest's own messages (the connection banner,
+    ``local address``, GID lines) are known. A table not closed by its dash line (a cut capture), or with a row
+    not read, is ``complete=False``: its best value is not known (``max_average_bw`` says so)."""
+    reading = Reading(TOOL, text)
+    refuse_unfinished_line(reading, text)
     test: str | None = None
     settings: list[tuple[str, str]] = []
     errors: list[PerftestError] = []
-    table = _Table()
-    for line in lines:
-        bw_header = BW_HEADER.search(line)
-        if bw_header or LAT_HEADER.search(line):
-            table.start(line, bw_header)
-            continue
-        if table.open or table.sides == 2 and table.closed == 1 and line.strip()[:1].isdigit():
-            if SEPARATOR.match(line):
-                table.closed += 1
-            elif line.strip()[:1].isdigit():
-                table.add_row(line)
+    sides: list[_Side] = []
+    closed = 0
+    ignoring: str | None = None  # the reason a table's lines are not read (a third table, another kind)
+    gpu: re.Match[str] | None = None
+    allocated: int | None = None
+    for line in reading.content():
+        line = Line(line.number, line.text.expandtabs(TAB_STOP))  # a tab-aligned copy reads as the spaced one
+        header = _table_header(line)
+        in_table = len(sides) > closed or (len(sides) == 2 and closed == 1 and line.stripped[:1].isdigit())
+        if header is not None:
+            kind, unit, columns = header
+            if kind == "lat?":
+                ignoring = "a latency table whose header names columns this parser does not know"
+            elif len(sides) == 2 or sides and (kind, unit) != (sides[0].kind, sides[0].unit):
+                ignoring = "more result tables than the two sides of one run, or of another kind: one run at a time"
             else:
-                error = _classify_error(line)
-                if error:
-                    errors.append(error)
-            continue
-        title = TEST_TITLE.match(line)
-        if title and test is None:
-            test = title.group(1)
-        elif test is not None and table.kind is None and ":" in line and not line.lstrip().startswith(
-                ("local address", "remote address", "GID:")):
-            error = _classify_error(line)
-            if error:
-                errors.append(error)
+                sides.append(_Side(line, kind, unit, columns))
+                reading.known(line)
+                continue
+            reading.unread(line, ignoring)
+        elif ignoring is not None:
+            if SEPARATOR.match(line.text):
+                ignoring = None
+                reading.known(line)
             else:
-                settings.extend((key.strip(), value) for key, value in SETTING.findall(line))
-        elif not title:
-            error = _classify_error(line)
-            if error:
-                errors.append(error)
-    if table.kind is not None and table.open and not errors:
-        fail(TOOL, "result table not terminated by its dashed line (output truncated?)")
-    if table.kind is not None and not (table.bw_rows or table.lat_rows) and not errors:
-        fail(TOOL, "result table has no rows (output truncated?)")
-    if table.kind is None and not errors:
-        fail(TOOL, "neither a result table (#bytes #iterations ...) nor a perftest error message found")
-    header = dict(settings)
-    return PerftestResult(
+                reading.unread(line, ignoring, first_word(line))
+        elif in_table and SEPARATOR.match(line.text):
+            next(side for side in sides if not side.closed).closed = True
+            closed += 1
+            reading.known(line)
+        elif in_table and line.stripped[:1].isdigit():
+            sides[-1].rows.append(line)
+        elif (error := _classify_error(line.text)) is not None:
+            errors.append(error)
+            reading.used(line)
+        elif (title := TEST_TITLE.match(line.text)) is not None:
+            test = test or title.group(1)
+            reading.used(line) if test == title.group(1) and not sides else reading.known(line)
+        elif GPU_DEVICE.match(line.text) or GPU_BUFFER.match(line.text):
+            gpu = gpu or GPU_DEVICE.match(line.text)
+            buffer = GPU_BUFFER.match(line.text)
+            allocated = allocated if allocated is not None or buffer is None else int(buffer.group(1))
+            reading.used(line)
+        elif SEPARATOR.match(line.text) or INFORMATION.match(line.stripped):
+            reading.known(line)
+        elif (pairs := _settings(line)) is not None and test is not None:
+            if sides:
+                reading.known(line)  # the other side's header, printed again in a capture of both sides
+            else:
+                settings += pairs
+                reading.used(line)
+        else:
+            reading.unread(line, "not a line perftest prints")
+    rows, sizes, complete = _read_tables(reading, sides)
+    header_values = dict(settings)
+    kind = sides[0].kind if sides else None
+    result = PerftestResult(
         test=test,
         bidirectional=bool(test and "Bidirectional" in test),
-        kind=table.kind,
-        bw_unit=table.unit,
-        device=header.get("Device"),
-        num_qps=_int_setting(header, "Number of qps"),
-        transport=header.get("Transport type"),
-        connection=header.get("Connection type"),
-        mtu_bytes=_int_setting(header, "Mtu"),
-        link_type=header.get("Link type"),
-        gid_index=_int_setting(header, "GID index"),
-        gpu_memory=_gpu_memory(lines),
+        kind=kind,
+        bw_unit=sides[0].unit if sides else None,
+        device=header_values.get("Device"),
+        num_qps=_int_setting(header_values, "Number of qps"),
+        transport=header_values.get("Transport type"),
+        connection=header_values.get("Connection type"),
+        mtu_bytes=_int_setting(header_values, "Mtu"),
+        link_type=header_values.get("Link type"),
+        gid_index=_int_setting(header_values, "GID index"),
+        gpu_memory=_gpu_memory(gpu, allocated),
         settings=tuple(settings),
-        bandwidth_rows=_one_row_per_size(table.bw_rows, table.sizes_per_side, lambda row: row.bw_average),
-        latency_rows=_one_row_per_size(table.lat_rows, table.sizes_per_side, _worse_latency),
+        bandwidth_rows=_one_row_per_size([r for r in rows if isinstance(r, BandwidthRow)], sizes, lambda row: row.bw_average),
+        latency_rows=_one_row_per_size([r for r in rows if isinstance(r, LatencyRow)], sizes, _worse_latency),
         errors=tuple(errors),
-        sides=max(table.sides, 1),
+        sides=max(len(sides), 1),
+        complete=complete and bool(sides),
     )
+    return reading.done(result, nothing="neither a result table (#bytes #iterations ...) nor a perftest error message")
 
 
 ERROR_PRIORITY = ("completion", "port_in_use", "connection", "no_device", "failure")
@@ -376,7 +420,7 @@ def _raise_if_failed(result: PerftestResult) -> None:
 def _bandwidth_rows(result: PerftestResult) -> tuple[BandwidthRow, ...]:
     _raise_if_failed(result)
     if result.kind != "bw" or not result.bandwidth_rows:
-        raise MeasurementMissing("perftest output has no bandwidth table")
+        raise MeasurementMissing("perftest output has no bandwidth table (or none of its rows was understood)")
     return result.bandwidth_rows
 
 
@@ -400,6 +444,8 @@ def max_average_bw(result: PerftestResult, unit: str = "Gb/sec") -> float:
     or printed no bandwidth table.
     """
     rows = _bandwidth_rows(result)
+    if not result.complete:
+        raise MeasurementMissing("perftest table cut short or with a row not understood: its highest average is not known")
     return convert_bw(max(row.bw_average for row in rows), str(result.bw_unit), unit)
 
 

@@ -14,6 +14,7 @@ from typing import Optional
 
 from pytest_gpufabric.parsers.reading import Parsed, Reading, Unfit, integer
 from pytest_gpufabric.parsers.registry import parser
+from pytest_gpufabric.parsers.textutil import COMMAND_PROMPT
 from pytest_gpufabric.parsers.truncation import refuse_unfinished_line
 
 TOOL = "rdma-link"
@@ -64,6 +65,9 @@ def parse_rdma_link(text: str) -> Parsed[RdmaLinks]:
     links = []
     for line in reading.content():
         match = LINK.match(line.stripped)
+        if not match and COMMAND_PROMPT.match(line.stripped):
+            reading.known(line)  # the prompt and command pasted above the output
+            continue
         if not match:
             reading.unread(line, "expected 'link <device>/<port> state ...' or '<n>/<port>: <device>/<port>: state ...'")
             continue

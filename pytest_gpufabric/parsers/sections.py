@@ -9,7 +9,8 @@ line naming it, its exit status and its number of lines:
 
 A section is taken only whole: a header whose lines are not all there (a cut output) gives no section, and a line
 outside every section is kept, with its number, as not understood. So a program's output can never be read as
-another's, whatever it prints.
+another's, whatever it prints. It is the plugin's own framing, not a tool's output, so it is not in the
+registry of tool parsers (whose outputs come from the field); each section is read by its tool's parser.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pytest_gpufabric.parsers.registry import parser
 from pytest_gpufabric.parsers.textutil import fail
 
 TOOL = "gpufabric-sections"
@@ -46,7 +46,6 @@ class Sections:
     unread: tuple[tuple[int, str], ...]
 
 
-@parser("gpufabric-sections", "the framed output of the plugin's node scripts: each program's label, exit status, lines")
 def parse_sections(text: str) -> Sections:
     """Split a node script's output into its sections (see the module docstring)."""
     lines = text.replace("\r\n", "\n").split("\n")

@@ -2,7 +2,7 @@
 and net device, read from ``/sys/class/infiniband/<dev>/ports/<n>/{gids,gid_attrs/types,gid_attrs/ndevs}``.
 
 Rows are ``DEV PORT INDEX GID [IPv4] VER [DEV]`` (tabs or spaces); link-local GIDs have no IPv4 column. The
-script ends with ``n_gids_found=<n>``, which must agree with the rows when present.
+script ends with ``n_gids_found=<n>``.
 """
 
 from __future__ import annotations
@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from ipaddress import IPv4Address
 from typing import Optional
 
+from pytest_gpufabric.parsers.reading import Line, Parsed, Reading, Unfit
 from pytest_gpufabric.parsers.registry import parser
-from pytest_gpufabric.parsers.textutil import clean_lines, fail
+from pytest_gpufabric.parsers.tables import first_word
+from pytest_gpufabric.parsers.truncation import refuse_unfinished_line
 
 TOOL = "show-gids"
 HEADER = re.compile(r"^DEV\s+PORT\s+INDEX\s+GID\s+IPv4\s+VER\s+DEV$")
@@ -44,33 +46,47 @@ class GidEntry:
 @dataclass(frozen=True)
 class GidTable:
     entries: tuple[GidEntry, ...]
+    declared: Optional[int] = None  # the script's closing n_gids_found=<n>; None when the output lacks it
 
     def get(self, device: str, port: int, index: int) -> Optional[GidEntry]:
         return next((e for e in self.entries if (e.device, e.port, e.index) == (device, port, index)), None)
 
 
-def _row(line: str) -> GidEntry:
-    match = ROW.match(line)
+def _row(line: Line) -> GidEntry:
+    match = ROW.match(line.stripped)
     if not match:
-        fail(TOOL, f"expected '<dev> <port> <index> <gid> [<ipv4>] v1|v2 [<netdev>]', found {line!r}")
+        raise Unfit("expected '<dev> <port> <index> <gid> [<ipv4>] v1|v2 [<netdev>]'")
     ipv4 = match.group("ipv4")
     if ipv4 is not None:
         try:
             IPv4Address(ipv4)
         except ValueError:
-            fail(TOOL, f"{match.group('dev')} GID {match.group('index')}: {ipv4!r} is not an IPv4 address")
+            raise Unfit(f"{match.group('dev')} GID {match.group('index')}: {ipv4!r} is not an IPv4 address") from None
     return GidEntry(match.group("dev"), int(match.group("port")), int(match.group("index")), match.group("gid").lower(),
                     ipv4, match.group("ver"), match.group("netdev"))
 
 
 @parser(TOOL, "show_gids: per RDMA port and GID index the GID, IPv4 address, RoCE version (v1/v2), net device")
-def parse_show_gids(text: str) -> GidTable:
-    lines = [line.strip() for line in clean_lines(TOOL, text) if line.strip()]
-    if not HEADER.match(lines[0]):
-        fail(TOOL, f"expected the header 'DEV PORT INDEX GID IPv4 VER DEV', found {lines[0]!r}")
-    body = lines[2:] if len(lines) > 1 and RULE.match(lines[1]) else lines[1:]
-    count = COUNT.match(body[-1]) if body else None
-    entries = tuple(_row(line) for line in (body[:-1] if count else body))
-    if count and int(count.group(1)) != len(entries):
-        fail(TOOL, f"n_gids_found={count.group(1)} but {len(entries)} GID rows (output truncated?)")
-    return GidTable(entries)
+def parse_show_gids(text: str) -> Parsed[GidTable]:
+    """Each row is read whole or not at all (its cells have forms of their own: a row that lacks the IPv4 of a
+    RoCE v2 GID still has its GID, version and net device in order). A row of another form costs only its own
+    GID (kept unread, scoped to its device); the header, its rule and ``n_gids_found=<n>`` are known, the count
+    kept as ``declared``."""
+    reading = Reading(TOOL, text)
+    refuse_unfinished_line(reading, text)
+    entries: list[GidEntry] = []
+    declared: Optional[int] = None
+    for line in reading.content():
+        count = COUNT.match(line.stripped)
+        if HEADER.match(line.stripped) or RULE.match(line.stripped):
+            reading.known(line)
+        elif count:
+            declared = int(count.group(1))
+            reading.used(line)
+        else:
+            with reading.row(line, scope=first_word(line)):
+                entry = _row(line)
+                if any((e.device, e.port, e.index) == (entry.device, entry.port, entry.index) for e in entries):
+                    raise Unfit(f"{entry.device} port {entry.port} GID {entry.index} listed twice")
+                entries.append(entry)
+    return reading.done(GidTable(tuple(entries), declared), nothing="no GID row and no 'n_gids_found=' line")

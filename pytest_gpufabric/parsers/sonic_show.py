@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from pytest_gpufabric.parsers.reading import Line, Parsed, Reading, Unfit, count, integer
 from pytest_gpufabric.parsers.registry import parser
-from pytest_gpufabric.parsers.tables import Table, dash_tables, first_word
+from pytest_gpufabric.parsers.tables import Table, dash_tables, first_word, named_tables
 from pytest_gpufabric.switches.facts import PortCounters, PortStatus, QueueWatchdog, Watchdog
 
 STATUS_TOOL = "sonic-interfaces-status"
@@ -27,7 +27,8 @@ _OPER = {"up": True, "down": False, "N/A": False}  # N/A: a port channel without
 # Lines SONiC prints around its tables: namespace banners, the state of the counters, pfcwd's own notes.
 _KNOWN = re.compile(
     r"^(For namespace ?\S*:|Namespace \S+:?|Last cached time was .*|Time Since Counters Last Cleared.*"
-    r"|Changed polling interval to \d+ms( on \S+)?|BIG_RED_SWITCH status is \w+( on \S+)?|\S+: Cleared counters|Reminder: .*|\S+@\S+:\S*[#$] ?(show|sudo show) .*)$"
+    r"|\S+ Last cached time was .*|The rates are calculated within \d+ seconds? period|Changed polling interval to \d+ms( on \S+)?|BIG_RED_SWITCH status is \w+( on \S+)?"
+    r"|\S+: Cleared counters|Reminder: .*|(\S+@\S+:\S*)?[#$] ?(sudo )?(show|pfcstat|portstat|pfcwd|queuestat|intfutil|\./\w+)\b.*)$"
 )
 _QUEUE_KEY = re.compile(r"^(\S+):(\d+)$")
 _PRIORITY_COLUMN = re.compile(r"^PFC([0-7])$")
@@ -39,10 +40,22 @@ def _known_lines(reading: Reading) -> None:
             reading.known(line)
 
 
+_MULTIWORD = ("Port Rx", "Port Tx", "STORM DETECTED/RESTORED", "TX OK/DROP", "RX OK/DROP", "TX LAST OK/DROP",
+              "RX LAST OK/DROP", "DETECTION TIME", "RESTORATION TIME", "Asym PFC")
+
+
 def _tables_with(reading: Reading, *columns: str) -> list[Table]:
-    """The tables having every one of ``columns``; the other tables' rows are left unread."""
+    """The tables having every one of ``columns``: dash-underlined, or (a capture that lost its dash line) named
+    by the header's words; the other tables' rows are left unread. A table of this command's header without any
+    row is understood (the command has nothing to show: a watchdog not started, a port without queues), so its
+    header is used: the output is not refused, its facts are empty."""
     _known_lines(reading)
-    return [table for table in dash_tables(reading) if set(columns) <= set(table.header.names)]
+    tables = [table for table in dash_tables(reading) if set(columns) <= set(table.header.names)]
+    if columns:
+        tables += named_tables(reading, columns, _MULTIWORD)
+    if tables and not any(table.rows for table in tables):
+        reading.used(tables[0].heading[0])
+    return tables
 
 
 def _rows(reading: Reading, tables: list[Table]) -> Iterator[tuple[Line, dict[str, str], Table]]:
@@ -131,27 +144,35 @@ def parse_pfc_counters(text: str) -> Parsed[dict[str, PortCounters]]:
     return reading.done(ports, nothing="no port row under a 'Port Rx' or 'Port Tx' header")
 
 
-def _queue_label(cell: str) -> str:
-    if not re.fullmatch(r"(UC|MC|ALL)?\d+", cell):
-        raise Unfit(f"TxQ: expected e.g. UC3, found {cell!r}")
+def _queue_label(cell: str, column: str) -> str:
+    pattern = r"(UC|MC|ALL)?\d+" if column == "TxQ" else r"VOQ\d+"
+    if not re.fullmatch(pattern, cell):
+        raise Unfit(f"{column}: expected e.g. {'UC3' if column == 'TxQ' else 'VOQ3'}, found {cell!r}")
     return cell
 
 
-@parser(QUEUE_TOOL, "show queue counters (SONiC): packets and drops per port and egress queue")
+@parser(QUEUE_TOOL, "show queue counters (SONiC): packets and drops per port and egress queue (or VOQ, `--voq`)")
 def parse_queue_counters(text: str) -> Parsed[dict[str, PortCounters]]:
+    """Drops per port and queue; the VOQ form (``--voq``, a chassis) keys its rows by the system port as printed
+    (``host|asic0|Ethernet0``: the port of any linecard, never taken for a local port of the same name)."""
     reading = Reading(QUEUE_TOOL, text)
     drops: dict[str, dict[str, int]] = {}
-    for line, cells, _ in _rows(reading, _tables_with(reading, "Port", "TxQ", "Drop/pkts")):
+    for line, cells, table in _rows(reading, _tables_with(reading, "Port", "Drop/pkts")):
+        column = next((c for c in ("TxQ", "Voq") if c in table.header.names), None)
         with reading.row(line, first_word(line)):
-            name = _port(cells, "Port")
-            queue = _queue_label(cells["TxQ"])
+            if column is None:
+                raise Unfit("a table with neither a TxQ nor a Voq column")
+            name = cells["Port"] if column == "Voq" else _port(cells, "Port")
+            if not name or " " in name:
+                raise Unfit(f"Port: expected a port name, found {name!r}")
+            queue = _queue_label(cells[column], column)
             dropped = count(cells["Drop/pkts"], "Drop/pkts")
             if dropped is not None:
                 drops.setdefault(name, {})[queue] = dropped
             else:
                 drops.setdefault(name, {})
     ports = {name: PortCounters(name, queue_drops=queues) for name, queues in drops.items()}
-    return reading.done(ports, nothing="no row under a 'Port TxQ ... Drop/pkts' header")
+    return reading.done(ports, nothing="no row under a 'Port TxQ|Voq ... Drop/pkts' header")
 
 
 def _pair(cell: str, what: str) -> tuple[int | None, int | None]:

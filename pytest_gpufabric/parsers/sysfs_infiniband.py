@@ -10,14 +10,16 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
+from pytest_gpufabric.parsers.reading import Parsed, Reading, Unfit, integer
 from pytest_gpufabric.parsers.registry import parser
-from pytest_gpufabric.parsers.textutil import clean_lines, fail
+from pytest_gpufabric.parsers.truncation import refuse_unfinished_line
 
 TOOL = "sysfs-infiniband"
 LINE = re.compile(r"^/sys/class/infiniband/([^/]+)/ports/(\d+)/([a-z_]+(?:/[a-z_]+)*?)(?:/(\d+))?:(.*)$")
 PORT_FILES = ("state", "phys_state", "rate", "link_layer")
 GID_FILES = {"gids": "gid", "gid_attrs/types": "type", "gid_attrs/ndevs": "netdev"}
 CODED = re.compile(r"^\d+:\s*(\S+)$")
+CODED_FILES = ("state", "phys_state")
 
 
 @dataclass
@@ -47,30 +49,31 @@ class SysfsInfiniband:
         return next((p for p in self.ports if (p.device, p.port) == (device, port)), None)
 
 
-def _check_coded(port: SysfsPort, name: str) -> None:
-    if name in port.attributes and port.coded(name) is None:
-        fail(TOOL, f"{port.device} port {port.port}: {name} {port.attributes[name]!r} is not '<code>: <name>'")
-
-
 @parser(TOOL, "grep -H . /sys/class/infiniband/*/ports/*/...: per RDMA port state, phys_state, rate, link layer, GIDs")
-def parse_sysfs_infiniband(text: str) -> SysfsInfiniband:
+def parse_sysfs_infiniband(text: str) -> Parsed[SysfsInfiniband]:
+    """Every ``<path>:<value>`` line of a port file; another port file (``lid``, ``counters/...``) is known, a
+    line of another form or a state without its code costs only its own value (kept unread, scoped to the
+    device)."""
+    reading = Reading(TOOL, text)
+    refuse_unfinished_line(reading, text)
     ports: dict[tuple[str, int], SysfsPort] = {}
-    for raw in clean_lines(TOOL, text):
-        line = raw.strip()
-        if not line:
-            continue
-        match = LINE.match(line)
+    for line in reading.content():
+        match = LINE.match(line.stripped)
         if not match:
-            fail(TOOL, f"expected '/sys/class/infiniband/<dev>/ports/<n>/<file>:<value>', found {line!r}")
+            reading.unread(line, "expected '/sys/class/infiniband/<dev>/ports/<n>/<file>:<value>'")
+            continue
         device, number, name, index, value = match.groups()
-        port = ports.setdefault((device, int(number)), SysfsPort(device, int(number)))
-        if index is not None and name in GID_FILES:
-            port.gids.setdefault(int(index), {})[GID_FILES[name]] = value.strip()
-        elif index is None and name in PORT_FILES:
-            port.attributes[name] = value.strip()
-        else:
-            fail(TOOL, f"{device} port {number}: unexpected file {name + ('/' + index if index else '')!r}")
-    for port in ports.values():
-        _check_coded(port, "state")
-        _check_coded(port, "phys_state")
-    return SysfsInfiniband(tuple(ports.values()))
+        value = value.strip()
+        if not (index is not None and name in GID_FILES) and not (index is None and name in PORT_FILES):
+            reading.known(line)  # a port file no check reads
+            continue
+        with reading.row(line, scope=device):
+            if name in CODED_FILES and not CODED.match(value):
+                raise Unfit(f"{device} port {number}: {name} {value!r} is not '<code>: <name>'")
+            port = ports.setdefault((device, integer(number, "port")), SysfsPort(device, int(number)))
+            target = port.gids.setdefault(int(index), {}) if index is not None else port.attributes
+            key = GID_FILES[name] if index is not None else name
+            if key in target:
+                raise Unfit(f"{device} port {number}: {name} given twice")
+            target[key] = value
+    return reading.done(SysfsInfiniband(tuple(ports.values())), nothing="no RDMA port file line")

@@ -185,19 +185,30 @@ class Table:
     rows: tuple[Line, ...]
 
 
+def _next_content(lines: list[Line], index: int) -> int:
+    """The index of the first non-blank line at or after ``index`` (``len(lines)`` when there is none)."""
+    while index < len(lines) and not lines[index].stripped:
+        index += 1
+    return index
+
+
 def dash_tables(reading: Reading) -> list[Table]:
     """Every dash-underlined table among the lines not classified yet; header and dash lines become known, the
-    rows (up to a blank or an already classified line, such as a closing prompt) are left for the parser to read
-    (``Header.cells`` under ``Reading.row``)."""
+    rows (up to a line already classified, such as a closing prompt, or the next table's header) are left for the
+    parser to read (``Header.cells`` under ``Reading.row``). Blank lines between the header, its dashes and the
+    rows (a paste that doubled every line end) do not end the table: a table ends at a line that is not one of
+    its rows."""
     lines = list(reading.lines)
     tables = []
-    index = 1
+    index = 0
     while index < len(lines):
-        header, dashes = lines[index - 1], lines[index]
-        if not (header.stripped and is_dash_line(dashes) and reading.outcome(header) is None
-                and not is_dash_line(header)):
+        header = lines[index]
+        below = _next_content(lines, index + 1)
+        if not (header.stripped and below < len(lines) and is_dash_line(lines[below])
+                and reading.outcome(header) is None and not is_dash_line(header)):
             index += 1
             continue
+        dashes = lines[below]
         try:
             columns = header_from_dashes(header, dashes)
         except Unfit as exc:
@@ -206,17 +217,41 @@ def dash_tables(reading: Reading) -> list[Table]:
             continue
         reading.known(header)
         reading.known(dashes)
-        index += 1
         rows = []
-        while index < len(lines) and lines[index].stripped and reading.outcome(lines[index]) is None:
-            if index + 1 < len(lines) and is_dash_line(lines[index + 1]):
+        index = _next_content(lines, below + 1)
+        while index < len(lines) and reading.outcome(lines[index]) is None:
+            following = _next_content(lines, index + 1)
+            if following < len(lines) and is_dash_line(lines[following]) and not is_dash_line(lines[index]):
                 break  # the next table's header
             if is_dash_line(lines[index]):
                 reading.known(lines[index])  # a dash line closing the table
             else:
                 rows.append(lines[index])
-            index += 1
+            index = _next_content(lines, index + 1)
         tables.append(Table(columns, (header, dashes), tuple(rows)))
+    return tables
+
+
+def named_tables(reading: Reading, required: Sequence[str], names: Sequence[str] = ()) -> list[Table]:
+    """Tables whose header has every one of ``required`` (``names``: the column names of several words) but no
+    dash line under it (a capture whose dash line was cut off): columns from the header words, each row's cells
+    placed by overlap with the column names (``Header.cells``: a fused or shifted cell is refused). Call after
+    ``dash_tables``, on the lines it left unclassified; the rows run up to a line already classified."""
+    tables = []
+    pending = [line for line in reading.lines if reading.outcome(line) is None and line.stripped]
+    for position, line in enumerate(pending):
+        if reading.outcome(line) is not None:
+            continue
+        header = header_from_names(line, names)
+        if not set(required) <= set(header.names):
+            continue
+        reading.known(line)
+        rows = []
+        for row in pending[position + 1:]:
+            if reading.outcome(row) is not None or set(required) <= set(header_from_names(row, names).names):
+                break
+            rows.append(row)
+        tables.append(Table(header, (line,), tuple(rows)))
     return tables
 
 

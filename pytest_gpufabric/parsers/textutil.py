@@ -11,6 +11,9 @@ from pytest_gpufabric.errors import ParseError
 ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")
 # A shell prompt left at the end of a pasted or captured output: ``user@host:~$``, ``(env) user@host:~#``.
 TRAILING_PROMPT = re.compile(r"^(\([^)]*\)\s*)?\S+@\S+?:\S*\s*[$#]\s*$|^[$#]\s*$")
+# A shell prompt with the command it ran, pasted above an output: ``root@node:~# ethtool eth2``,
+# ``[root@pod /]# ibdev2netdev``, ``$ ethtool -i eth0``. Only for outputs that have no line of this form.
+COMMAND_PROMPT = re.compile(r"^(\([^)]*\)\s*)?(\[[^\]\s]+@[^\]]+\][$#]|\S+@\S+?:\S*\s*[$#]|[$#])\s+\S.*$")
 # Control characters that never appear in the text output of the tools we parse (and U+FFFD, what a decoder
 # leaves of bytes that were not text). A NUL means a binary output: refused. The others (a bell, a backspace, a
 # stray escape in a pasted or captured output) are replaced by REPLACEMENT and noted; the rest is parsed.

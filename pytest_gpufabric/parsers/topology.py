@@ -60,17 +60,18 @@ def read_rows(
     reading: Reading, header: Header, lines: Iterable[Line], devices: tuple[str, ...],
     cell_ok: Callable[[str, str], None], rows: dict[str, dict[str, str]], extra: dict[str, dict[str, str]] | None = None,
     other_cells: Callable[[dict[str, str]], dict[str, str]] | None = None,
+    cells_of: Callable[[Line], dict[str, str]] | None = None,
 ) -> None:
     """Read the rows under ``header`` into ``rows`` (label -> device -> value) and the other columns into
     ``extra`` (``other_cells`` maps a row's non-device cells to named values, raising ``Unfit``; by default
-    they are taken as they are). A row is refused (unread) when a cell does not fit the header, a device cell
-    is empty off the diagonal, the label is not a device of the header, a label repeats, or ``cell_ok(column,
-    value)`` raises ``Unfit``."""
-    others = [name for name in header.names if name != LABEL and name not in devices]
+    they are taken as they are). ``cells_of`` gives a row's cells by column name (``LABEL``, each device, the
+    other columns), raising ``Unfit``; by default the header's positions. A row is refused (unread) when a cell
+    does not fit the header, a device cell is empty off the diagonal, the label is not a device of the header, a
+    label repeats, or ``cell_ok(column, value)`` raises ``Unfit``."""
     for line in lines:
         label = line.stripped.split()[0]
         with reading.row(line, scope=label):
-            cells = header.cells(line)
+            cells = (cells_of or header.cells)(line)
             label = cells.get(LABEL, "")
             if label not in devices:
                 raise Unfit(f"row label {label!r} is not a device of the header")
@@ -85,7 +86,7 @@ def read_rows(
                     raise Unfit(f"no value under {device}")
                 cell_ok(device, value)
                 values[device] = value
-            rest = {name: cells[name] for name in others}
+            rest = {name: value for name, value in cells.items() if name != LABEL and name not in devices}
             kept = other_cells(rest) if other_cells else {name: value for name, value in rest.items() if value}
             for name, value in kept.items():
                 cell_ok(name, value)

@@ -109,7 +109,7 @@ def test_priority_to_cos_map(nic: NicTarget, gpufabric: CheckContext) -> None:
     command = sh("niccli", "--dev", nic.nic.pci, "qos", "--listmap", "--pri2cos")
     pri2cos = gpufabric.parse(parse_niccli_pri2cos, gpufabric.run(nic.node.name, command))
     measured = {p: pri2cos.traffic_class(p) for p in (conf.roce_pri, conf.cnp_pri)}
-    problems = map_mismatches(measured, {conf.roce_pri: ROCE_TC, conf.cnp_pri: CNP_TC}, "priority")
+    problems = map_mismatches(measured, {conf.roce_pri: ROCE_TC, conf.cnp_pri: CNP_TC}, "priority", complete=pri2cos.complete)
     gpufabric.expect("mismatched_priorities", len(problems), detail="; ".join(problems))
 
 
@@ -117,9 +117,11 @@ def test_priority_to_cos_map(nic: NicTarget, gpufabric: CheckContext) -> None:
 def test_dscp_to_priority_map(nic: NicTarget, gpufabric: CheckContext) -> None:
     conf = _conf(nic, gpufabric)
     command = sh("niccli", "--dev", nic.nic.pci, "qos", "--dscp2prio")
-    mapping = gpufabric.parse(parse_niccli_dscp2prio, gpufabric.run(nic.node.name, command)).mapping
+    dscp2prio = gpufabric.parse(parse_niccli_dscp2prio, gpufabric.run(nic.node.name, command))
+    mapping = dscp2prio.mapping
     measured = {d: mapping.get(d) for d in (conf.roce_dscp, conf.cnp_dscp)}
-    problems = map_mismatches(measured, {conf.roce_dscp: conf.roce_pri, conf.cnp_dscp: conf.cnp_pri}, "DSCP")
+    problems = map_mismatches(measured, {conf.roce_dscp: conf.roce_pri, conf.cnp_dscp: conf.cnp_pri}, "DSCP",
+                              complete=dscp2prio.complete)
     gpufabric.expect("mismatched_dscp", len(problems), detail="; ".join(problems) or f"dscp2prio {mapping}")
 
 

@@ -90,7 +90,8 @@ def test_every_node_probes_each_peer_of_the_pair_policy_in_waves(tmp_path: Path)
 
 
 def test_loss_of_real_outputs() -> None:
-    assert loss_percent(parse_ping((OUTPUTS / "ping" / "netns-routed-ok.txt").read_text())) == 0.0
-    unreachable = parse_ping((OUTPUTS / "ping" / "netns-network-unreachable.txt").read_text())
+    assert loss_percent(parse_ping((OUTPUTS / "ping" / "netns-routed-ok.txt").read_text()).facts) == 0.0
+    assert loss_percent(parse_ping((OUTPUTS / "ping" / "netns-peer-mtu1500-loss.txt").read_text()).facts) == 100.0
+    unreachable = parse_ping((OUTPUTS / "ping" / "netns-network-unreachable.txt").read_text()).facts
     assert loss_percent(unreachable) == 100.0 and "unreachable" in describe(unreachable).lower()
     assert isinstance(MESHES["NET-002"], PingMesh) and MESHES["NET-002"].jumbo

@@ -32,18 +32,18 @@ def test_consistency_detail() -> None:
 
 
 def test_peer_memory_from_s0_kallsyms_is_ib_uverbs() -> None:
-    assert peer_memory_provider(parse_kallsyms(read_output("kallsyms", "s0_peer_mem_ib_uverbs.txt"))) == "ib_uverbs"
+    assert peer_memory_provider(parse_kallsyms(read_output("kallsyms", "s0_peer_mem_ib_uverbs.txt")).facts) == "ib_uverbs"
     assert peer_memory_provider(KernelSymbols(())) == "none"
-    assert peer_memory_provider(parse_kallsyms(read_output("kallsyms", "h200_nvidia_p2p.txt"))) == "none"
+    assert peer_memory_provider(parse_kallsyms(read_output("kallsyms", "h200_nvidia_p2p.txt")).facts) == "none"
 
 
 def test_missing_modules_in_a_real_lsmod() -> None:
-    modules = parse_lsmod(read_output("lsmod", "quadrants_issue766_grep_nvidia.txt"))
+    modules = parse_lsmod(read_output("lsmod", "quadrants_issue766_grep_nvidia.txt")).facts
     assert missing_modules(modules, ["nvidia", "nvidia_peermem", "nvidia_drm"]) == ["nvidia_peermem"]
 
 
 def test_dkms_installed_for_running_kernel_in_s1_sample() -> None:
-    entries = parse_dkms_status(read_output("dkms-status", "s1_wrapped.txt"))
+    entries = parse_dkms_status(read_output("dkms-status", "s1_wrapped.txt")).facts
     installed, problems = dkms_installed(entries, ["gdrdrv", "netxtreme-peer-mem", "nvidia", "amdgpu"], "5.15.0-143-generic")
     assert installed == ["gdrdrv", "netxtreme-peer-mem", "nvidia"]
     assert problems == ["amdgpu: no build for 5.15.0-143-generic"]
@@ -62,7 +62,7 @@ def test_devices_not_listed_matches_whole_names() -> None:
 
 
 def test_without_dkms_a_loaded_module_is_built_for_the_running_kernel() -> None:
-    modules = parse_proc_modules(read_output("proc-modules", "h200_proc_modules.txt"))  # the H200 host has no dkms
+    modules = parse_proc_modules(read_output("proc-modules", "h200_proc_modules.txt")).facts  # the H200 host has no dkms
     assert loaded_for_running_kernel(modules, ["nvidia"], "6.18.44") == ["nvidia"]
     with pytest.raises(MeasurementMissing, match=r"dkms is not installed \(exit 127\): gdrdrv, netxtreme-peer-mem not loaded"):
         loaded_for_running_kernel(modules, ["gdrdrv", "netxtreme-peer-mem", "nvidia"], "6.18.44")

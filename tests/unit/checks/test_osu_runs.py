@@ -11,7 +11,7 @@ from tests.outputs import read_output
 
 
 def osu(name: str):  # type: ignore[no-untyped-def]
-    return parse_osu(read_output("osu", name))
+    return parse_osu(read_output("osu", name)).facts
 
 
 def test_program_lines_per_vendor() -> None:
@@ -61,6 +61,6 @@ def test_mbw_mr_is_the_aggregate_at_64k() -> None:
 
 def test_mbw_mr_run_that_stopped_before_64k_is_missing() -> None:
     text = read_output("osu", "osu_mbw_mr-host-loopback.txt")
-    stopped = parse_osu(text[: text.index("\n65536 ") + 1])
+    stopped = parse_osu(text[: text.index("\n65536 ") + 1]).facts
     with pytest.raises(MeasurementMissing, match="no row for 65536 bytes"):
         judged_value(OsuRun("osu_mbw_mr", (), 64), stopped)

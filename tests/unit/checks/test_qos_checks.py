@@ -15,17 +15,17 @@ DEFAULTS = ConfQos(roce_pri=3, roce_dscp=26, cnp_pri=7, cnp_dscp=48, roce_bw=50)
 
 
 def qos(name: str):  # type: ignore[no-untyped-def]
-    return parse_niccli_qos(read_output("niccli-qos", name))
+    return parse_niccli_qos(read_output("niccli-qos", name)).facts
 
 
 def test_conf_qos_reads_the_s0_defaults() -> None:
-    conf = parse_bnxt_re_conf(read_output("bnxt-re-conf", "s0_defaults.txt"))
+    conf = parse_bnxt_re_conf(read_output("bnxt-re-conf", "s0_defaults.txt")).facts
     assert conf_qos(conf) == DEFAULTS
 
 
 def test_conf_qos_missing_key_is_an_error() -> None:
     with pytest.raises(MeasurementMissing, match="ROCE_DSCP"):
-        conf_qos(parse_bnxt_re_conf("ROCE_PRI=3\nCNP_PRI=7\n"))
+        conf_qos(parse_bnxt_re_conf("ROCE_PRI=3\nCNP_PRI=7\n").facts)
 
 
 def test_configured_s0_output_matches_the_defaults() -> None:

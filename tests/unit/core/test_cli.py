@@ -47,8 +47,9 @@ def test_parse_list_names_every_parser(capsys: pytest.CaptureFixture[str]) -> No
 def test_parse_prints_facts_as_json(capsys: pytest.CaptureFixture[str]) -> None:
     raw = REPO / "fixtures/outputs/proc-cmdline/s0_amd_iommu_pt.txt"
     assert main(["parse", "proc-cmdline", str(raw)]) == 0
-    facts = json.loads(capsys.readouterr().out)
-    assert (facts["iommu"], facts["amd_iommu"]) == ("pt", "on")
+    printed = json.loads(capsys.readouterr().out)
+    assert (printed["tool"], printed["unread"]) == ("proc-cmdline", [])
+    assert (printed["facts"]["iommu"], printed["facts"]["amd_iommu"]) == ("pt", "on")
 
 
 @pytest.mark.parametrize(

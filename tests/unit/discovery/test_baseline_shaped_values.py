@@ -40,7 +40,7 @@ class _Node:
         pass
 
 
-FACTS = NodeFacts("h200", "127.0.0.1", FoundPlatform("nvidia", "H200", "broadcom", "kvm", "nvswitch"),
+FACTS = NodeFacts("h200", "127.0.0.1", FoundPlatform("nvidia", "H200", "broadcom", "kvm", gpu_link="nvswitch"),
                   (FoundGpu(0, "0000:00:06.0", None), FoundGpu(1, "0000:00:07.0", None)), ())
 
 
@@ -62,7 +62,7 @@ def test_the_two_gpu_all_reduce_is_measured_and_proposed_as_a_site_value() -> No
 
 
 def test_a_documented_shape_needs_no_proposal() -> None:
-    eight = NodeFacts("n", "n", FoundPlatform("nvidia", "H100", "broadcom", "none", "nvswitch"),
+    eight = NodeFacts("n", "n", FoundPlatform("nvidia", "H100", "broadcom", "none", gpu_link="nvswitch"),
                       tuple(FoundGpu(i, f"0000:{i + 16:02x}:00.0", None) for i in range(8)), ())
     node = _Node()
     assert list(propose_shaped_values(NodeReader(node, "n", 60.0), eight, load_profile(ROOT / "thresholds", "hgx-h100-thor2"))) == []

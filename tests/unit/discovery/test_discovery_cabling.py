@@ -57,3 +57,15 @@ def test_without_lldp_or_os_the_cabling_is_left_to_the_user() -> None:
     assert site.switches == ()
     assert "leaf01 advertises no its OS" not in site.comments[("node01", "enp29s0np0", "switch")]
     assert "advertises no OS" in site.comments[("node01", "enp29s0np0", "switch")]
+
+
+def test_a_nic_seeing_two_lldp_neighbors_is_left_to_the_user() -> None:
+    """Two neighbors on one NIC (LLDP and CDP of a switch, or a device in between): the cable is not guessed."""
+    text = read_output("lldpctl-keyvalue", "devhost_sonic_leaf_two_ports.txt")
+    doubled = text + "".join(line + "\n" for line in text.splitlines() if line.startswith("lldp.enp29s0np0."))
+    seen = parse_lldpctl_keyvalue(doubled).facts
+    host = node("node01", 1)
+    host = replace(host, nics=tuple(replace(n, neighbor=seen[n.netdev]) for n in host.nics))
+    site = assemble_site([host], Declared("s", "ssh", SshConfig()), ["lab-linux"])
+    assert [(nic.switch, nic.switch_port) for nic in site.nodes[0].nics] == [(None, None), ("leaf01", "Ethernet16")]
+    assert site.comments[("node01", "enp29s0np0", "switch")].startswith("2 LLDP neighbors on enp29s0np0")

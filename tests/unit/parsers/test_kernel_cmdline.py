@@ -14,7 +14,7 @@ TOOL = "proc-cmdline"
     ids=["amd", "intel"],
 )
 def test_documented_command_lines(output, name: str, vendor_key: str) -> None:
-    cmdline = parse_kernel_cmdline(output(TOOL, name))
+    cmdline = parse_kernel_cmdline(output(TOOL, name)).facts
     assert cmdline.iommu == "pt"
     assert cmdline.get(vendor_key) == "on"
     other = {"amd_iommu", "intel_iommu"} - {vendor_key}
@@ -25,7 +25,7 @@ def test_documented_command_lines(output, name: str, vendor_key: str) -> None:
 
 
 def test_last_occurrence_wins_and_init_arguments_are_dropped() -> None:
-    cmdline = parse_kernel_cmdline('quiet iommu=on iommu=pt "x=a b" -- init-arg iommu=off\n')
+    cmdline = parse_kernel_cmdline('quiet iommu=on iommu=pt "x=a b" -- init-arg iommu=off\n').facts
     assert cmdline.iommu == "pt"
     assert cmdline.get("x") == "a b"
     assert not cmdline.has("init-arg")
@@ -33,8 +33,8 @@ def test_last_occurrence_wins_and_init_arguments_are_dropped() -> None:
 
 @pytest.mark.parametrize(
     ("text", "fragment"),
-    [("", "empty"), ("   \n", "empty"), ('root=/dev/sda "unclosed\n', "quotes"), ("=value\n", "without a name"),
-     ("-- only-init\n", "no kernel parameters"), ("ro\x00quiet", "binary")],
+    [("", "empty"), ("   \n", "empty"), ('root=/dev/sda "unclosed\n', "quotes"), ("=value\n", "is not a kernel parameter"),
+     ("-- only-init\n", "init's arguments only"), ("ro\x00quiet", "binary")],
     ids=["empty", "blank", "unbalanced-quote", "nameless", "only-init-args", "binary"],
 )
 def test_malformed_command_line(parse_error, text: str, fragment: str) -> None:
@@ -79,3 +79,11 @@ def test_sysctl_missing_setting_is_reported(output, parse_error) -> None:
 )
 def test_sysctl_error_message_is_not_a_setting(parse_error, text: str) -> None:
     parse_error(parse_sysctl, text, "expected 'name = value'")
+
+
+def test_a_line_of_another_form_costs_only_its_parameters(unread_line) -> None:
+    """A warning before the command line (ssh's first connection) is unread; the parameters are all read."""
+    text = "Warning: Permanently added '10.0.0.2' (ED25519) to the list of known hosts.\nro quiet iommu=pt amd_iommu=on\n"
+    parsed = parse_kernel_cmdline(text)
+    assert (parsed.facts.iommu, parsed.facts.amd_iommu) == ("pt", "on") and not parsed.facts.has("Warning:")
+    unread_line(parsed, "Permanently added", "is not a kernel parameter")

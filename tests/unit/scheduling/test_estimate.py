@@ -47,7 +47,7 @@ def test_durations_read_as_people_say_them() -> None:
 
 def test_profile_test_time_of_perf_002_is_what_the_s0_capture_took() -> None:
     """3.5 s a run: the sum over the capture's sizes of iterations / message rate; PERF-002 runs both ways."""
-    capture = parse_perftest(read_output("perftest", "s0-2.8.2-ib_write_bw-rocm-bidirectional-gbits.txt"))
+    capture = parse_perftest(read_output("perftest", "s0-2.8.2-ib_write_bw-rocm-bidirectional-gbits.txt")).facts
     run_s = sum(row.iterations / (row.msg_rate_mpps * 1e6) for row in capture.bandwidth_rows)
     assert round(run_s, 1) == 3.5
     assert MI300X.test_times["PERF-002"].seconds == round(2 * run_s, 0) == MI300X.test_times["PERF-003"].seconds

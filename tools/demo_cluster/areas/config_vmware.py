@@ -29,8 +29,8 @@ def build(node: DemoNode) -> Outputs:
     for name, (good, wrong, text) in DESCRIPTIONS.items():
         value = wrong if bad else good
         outputs[sh(*ssh, "esxcli", "system", "settings", "kernel", "list", "-o", name)] = (
-            f"Name Type Configured Runtime Default Description\n{'-' * 15} ---- ---------- ------- ------- -----------\n"
-            f"{name} Bool {value} {value} {good} {text}\n", 0)
+            _esxcli_table(("Name", "Type", "Configured", "Runtime", "Default", "Description"),
+                          (name, "Bool", value, value, good, text)), 0)
     outputs[sh(*ssh, "cat", "/etc/vmware/passthru.map")] = (
         "# NVIDIA (FLR issue on Ampere and Hopper GPUs)\n" + ("10de ffff bridge false\n" if bad else "10de ffff flr false\n"), 0)
     vmx = f"/vmfs/volumes/*/{node.name}/{node.name}.vmx"
@@ -38,3 +38,11 @@ def build(node: DemoNode) -> Outputs:
         'pciPassthru.allowP2P = "TRUE"\npciPassthru.relaxACSforP2P = "TRUE"\npciPassthru.use64bitMMIO = "TRUE"\n'
         f'pciPassthru.64bitMMIOSizeGB = "{512 if bad else 1056}"\n', 0)
     return outputs
+
+
+def _esxcli_table(names: tuple[str, ...], values: tuple[str, ...]) -> str:
+    """One row as esxcli prints it: each column as wide as its widest cell, dashes under each name, two spaces
+    between columns."""
+    widths = [max(len(name), len(value)) for name, value in zip(names, values)]
+    lines = (names, tuple("-" * width for width in widths), values)
+    return "".join("  ".join(cell.ljust(width) for cell, width in zip(line, widths)).rstrip() + "\n" for line in lines)
