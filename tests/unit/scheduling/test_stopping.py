@@ -32,6 +32,9 @@ PROCESS = textwrap.dedent("""
             pass
     except KeyboardInterrupt:
         (folder / "interrupted").write_text("yes")
+        deadline = time.monotonic() + 60  # the process goes on, as pytest's interrupted session does (its summaries)
+        while not (folder / "on_stop").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
 """)
 
 
