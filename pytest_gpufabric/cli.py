@@ -17,6 +17,7 @@ from pytest_gpufabric.errors import GpufabricError
 from pytest_gpufabric.options import DEFAULT_RESULTS_DIR, default_thresholds_dir
 from pytest_gpufabric.parsers.registry import PARSERS, to_plain
 from pytest_gpufabric.preflight.cli import add_preflight_parser
+from pytest_gpufabric.recording.cli import add_recording_parser
 from pytest_gpufabric.suite_index import default_suite_dir, implemented_checks
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -174,6 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_preflight_parser(sub)
     add_discover_parser(sub)
     add_baseline_parser(sub)
+    add_recording_parser(sub)
     report = sub.add_parser("report", help="build the acceptance report (HTML, XLSX, CSV, PDF) of a run's results")
     report.add_argument("runs", metavar="RUN", nargs="+",
                         help="the acceptance run, then its retests in order: a run directory, its results.jsonl, a run "

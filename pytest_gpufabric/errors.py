@@ -50,5 +50,10 @@ class MeasurementMissing(GpufabricError):
     """A check could not obtain the value it judges; this is an error, never a pass."""
 
 
+class Unreachable(MeasurementMissing):
+    """Two NICs could not exchange traffic: a client that could not connect, or that did not end within its time
+    limit (a dead link, a NIC that cannot be reached)."""
+
+
 class ThresholdMissing(GpufabricError):
     """The profile has no expectation for a value a check judges; this is an error, never a pass."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from pytest_gpufabric.transport.base import CommandResult
-from pytest_gpufabric.transport.beside import BesideResults, Call, run_beside
+from pytest_gpufabric.transport.beside import BesideResults, Call, StopAfter, run_beside
 
 RunFunc = Callable[[str, str, "float | None", bool], CommandResult]  # node, command, timeout, cached
 
@@ -24,8 +24,8 @@ class EvidenceRunner:
         return result
 
     def run_beside(self, backgrounds: Sequence[Call], foregrounds: Sequence[Call], stops: Sequence[Call],
-                   grace_s: float) -> BesideResults:
+                   grace_s: float, stop_after: StopAfter | None = None) -> BesideResults:
         """Servers in the background while their clients run (``transport.beside``), kept in a fixed order."""
-        done = run_beside(self._run, backgrounds, foregrounds, stops, grace_s)
+        done = run_beside(self._run, backgrounds, foregrounds, stops, grace_s, stop_after)
         self.commands.extend(done.in_order)
         return done

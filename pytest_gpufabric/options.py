@@ -9,6 +9,8 @@ import pytest
 
 from pytest_gpufabric.bundled import thresholds_dir
 from pytest_gpufabric.errors import UsageError
+from pytest_gpufabric.collection_estimate import DEFAULT_MAX_ITEMS
+from pytest_gpufabric.measuring.control import BOUND_FACTOR, BOUND_FLOOR_S
 
 RECORD_MODES = ("once", "new_episodes", "all", "none")
 DEFAULT_RESULTS_DIR = "gpufabric-results"
@@ -49,8 +51,17 @@ def add_options(parser: pytest.Parser) -> None:
                     help="measure again only the NIC pairs that failed or could not be measured in RESULTS_JSONL")
     group.addoption("--schedule-log", metavar="FILE", help="append one JSON line per traffic test (item, resources, start, end, worker)")
     group.addoption("--soak", metavar="DURATION", help="run the PERF-008 soak for DURATION (e.g. 8h, 30m); skipped when not given")
-    group.addoption("--lock-dir", metavar="DIR", help="directory of the NIC/GPU/port locks (default: a fresh one chosen by the controller)")
+    group.addoption("--lock-dir", metavar="DIR",
+                    help="directory of the NIC/GPU/port locks (default: <tmp>/gpufabric-locks-<site>, shared by every run "
+                         "against the site on this machine)")
     group.addoption("--lock-timeout", metavar="SECONDS", type=float, default=3600.0, help="longest wait for a busy NIC/GPU (default: 3600)")
+    group.addoption("--max-items", metavar="N", type=int, default=DEFAULT_MAX_ITEMS,
+                    help=f"stop before collecting when the run would build more than N items (each pytest process "
+                         f"holds them all; default: {DEFAULT_MAX_ITEMS:,})")
+    group.addoption("--bound-factor", metavar="F", type=float, default=BOUND_FACTOR,
+                    help=f"a traffic test is bounded by F x its profile's per-test time (default: {BOUND_FACTOR:g})")
+    group.addoption("--bound-floor", metavar="SECONDS", type=float, default=BOUND_FLOOR_S,
+                    help=f"and by at least SECONDS (default: {BOUND_FLOOR_S:g})")
     group.addoption("--mpi-launcher", choices=("mpirun", "srun"), default="mpirun", help="launcher of multi-node runs (default: mpirun)")
     group.addoption("--cabling-plan", metavar="CSV",
                     help="CAB-001's plan: node,nic,switch,port per line (default: each NIC's switch and switch_port in the inventory)")
@@ -98,6 +109,9 @@ def read_options(config: pytest.Config) -> FabricOptions:
     mode = "none" if opt.replay else (opt.record_mode if opt.record else None)
     if opt.command_timeout is not None and opt.command_timeout <= 0:
         raise UsageError(f"--command-timeout must be positive, got {opt.command_timeout:g}")
+    for name, value in (("--bound-factor", opt.bound_factor), ("--bound-floor", opt.bound_floor), ("--max-items", opt.max_items)):
+        if value <= 0:
+            raise UsageError(f"{name} must be positive, got {value:g}")
     return FabricOptions(
         cluster=Path(opt.cluster) if opt.cluster else None,
         thresholds_dir=Path(opt.thresholds_dir) if opt.thresholds_dir else default_thresholds_dir(config.rootpath),

@@ -11,7 +11,9 @@ import pytest
 from pytest_gpufabric.applicability import Applicability, NotApplicable
 from pytest_gpufabric.catalog import SCOPES, CheckSpec, item_scopes
 from pytest_gpufabric.checks.cabling_plan import PLAN_KEY, inventory_plan, load_cabling_plan
+from pytest_gpufabric.collection_estimate import ItemEstimate, check_test_scopes, estimate
 from pytest_gpufabric.collection_gc import CollectionGc, process_ends_with_session
+from pytest_gpufabric.collection_memory import share_calls, slim_item
 from pytest_gpufabric.context import CheckContext
 from pytest_gpufabric.errors import GpufabricError, TransportError, UsageError
 from pytest_gpufabric.items import CheckTest, CheckTests
@@ -40,6 +42,8 @@ ERROR_KEY = pytest.StashKey[tuple[str, str]]()
 RUN_ID_KEY = pytest.StashKey[str]()
 TESTS_KEY = pytest.StashKey[CheckTests]()
 PARAMETERS_KEY = pytest.StashKey[dict[str, list[Any]]]()
+CALLS_KEY = pytest.StashKey[dict[str, Any]]()  # scope -> the call specs of its first check test (shared)
+ESTIMATE_KEY = pytest.StashKey[ItemEstimate]()
 RUN_ID_INPUT = "gpufabric_run_id"
 
 
@@ -62,6 +66,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "check(id): the catalog id of the documented check this test implements")
     tests = config.stash[TESTS_KEY] = CheckTests()
     config.stash[PARAMETERS_KEY] = {}
+    config.stash[CALLS_KEY] = {}
     try:
         options = read_options(config)
         if options.cluster is None:
@@ -70,6 +75,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
         setup = prepare_run(options.cluster, options.thresholds_dir, options.scrub)
         policy = parse_pair_policy(config.getoption("pair_policy"))
+        found = config.stash[ESTIMATE_KEY] = estimate(setup.inventory, policy, check_test_scopes(_collected_paths(config)))
+        if found.items > config.getoption("max_items"):
+            raise UsageError(found.refusal(config.getoption("max_items")))  # before a single node pair is listed
         node_pairs = tuple(selected_node_pairs(policy, setup.inventory))
         rerun_file = config.getoption("rerun_failed_pairs")
         rerun = FailedPairs.load(_results_file(Path(rerun_file))) if rerun_file else None
@@ -136,6 +144,20 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(labels, "gpufabric-allure-labels")
 
 
+def _collected_paths(config: pytest.Config) -> list[Path]:
+    """The files and folders the run collects (its arguments, without ``::`` selections)."""
+    base = config.invocation_params.dir
+    return [base / str(arg).split("::", 1)[0] for arg in config.args]
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The item estimate, printed once (by the controller under xdist) before any collection."""
+    found = session.config.stash.get(ESTIMATE_KEY, None)
+    terminal = session.config.pluginmanager.get_plugin("terminalreporter")
+    if found is not None and terminal is not None and not _is_worker(session.config):
+        terminal.write_line(found.line())
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
     """xdist: every worker shares the controller's run id (used to stamp re-recorded episodes)."""
@@ -181,6 +203,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         raise pytest.UsageError(f"{metafunc.definition.nodeid} takes several scope fixtures {scopes}; a check has one scope")
     scope = scopes[0]
     metafunc.parametrize(scope, _parameter_sets(metafunc.config, session, scope))
+    share_calls(metafunc, scope, metafunc.config.stash[CALLS_KEY])
 
 
 def _parameter_sets(config: pytest.Config, session: FabricSession, scope: str) -> list[Any]:
@@ -222,6 +245,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     applicability = Applicability(session)
     specs: dict[CheckTest, CheckSpec] = {}
+    skips: dict[str, pytest.MarkDecorator] = {}
     kept, dropped = [], []
     for item in items:
         test = tests.of(item)
@@ -238,10 +262,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         kept.append(item)
         reason = applicability.reason(spec, target)
         if reason:
-            item.add_marker(pytest.mark.skip(reason=reason))
+            skip = skips.get(reason)
+            if skip is None:
+                skip = skips[reason] = pytest.mark.skip(reason=reason)  # one marker for every item of a reason
+            item.add_marker(skip)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Each item as it is built: drop and share what pytest keeps per item until it runs (``collection_memory``);
+    the memory freed goes to the next items, so the peak is lower."""
+    if _session(item.config) is not None:
+        slim_item(item)
 
 
 @pytest.fixture

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pytest_gpufabric.catalog import Catalog
+from pytest_gpufabric.errors import GpufabricError, RecordingError, TransportError
+from pytest_gpufabric.exclusive.down import NodeHealth
+from pytest_gpufabric.exclusive.leases import NodeGuard
 from pytest_gpufabric.expectations import Profile
 from pytest_gpufabric.recording.scrub import Scrubber
 from pytest_gpufabric.scheduling.pair_option import PairPolicy
@@ -37,7 +41,11 @@ class FabricSession:
     rerun: FailedPairs | None = None  # --rerun-failed-pairs: only these NIC pairs are measured
     fanout: int | None = None  # --fanout: NIC pairs measured at once (None: all of a round)
     round_engine: RoundEngine | None = None  # set by the scheduling hooks: measures whole rounds of pair items
+    health: NodeHealth | None = None  # set by the scheduling hooks: nodes marked down for the rest of the run
+    guard_of: Callable[[str, Sequence[str]], NodeGuard] | None = None  # node, resources -> a traffic command's guard
+    held: dict[str, tuple[str, ...]] = field(default_factory=dict)  # item -> the resources it holds while it runs
     mesh_engine: MeshEngine | None = None  # set by the scheduling hooks: measures the mesh checks
+    _guarded_nodes: set[str] = field(default_factory=set)  # nodes this process sent traffic commands to
     _transport: Transport | None = None
     _cache: dict[tuple[str, str], CommandResult] = field(default_factory=dict)
     parsed: dict[tuple[str, str, str], tuple[str, Any]] = field(default_factory=dict)  # facts of cached outputs
@@ -82,21 +90,62 @@ class FabricSession:
             return self.command_timeout_s
         return self.inventory.machine(node).ssh.command_timeout_s
 
-    def run(self, node: str, command: str, timeout_s: float | None, cached: bool, item: str | None) -> CommandResult:
-        """Run through the transport; ``cached`` read-only facts are fetched once per node per process."""
+    def run(self, node: str, command: str, timeout_s: float | None, cached: bool, item: str | None,
+            guard: NodeGuard | None = None) -> CommandResult:
+        """Run through the transport; ``cached`` read-only facts are fetched once per node per process. A node
+        marked down is refused at once; a traffic command (``guard``, or one of an item holding resources) runs
+        with its node-side PID file and leases."""
         key = (node, command)
         if cached and key in self._cache:
             return self._cache[key]
-        result = self.transport.run(node, command, self.timeout_for(node, timeout_s), item=item)
+        if guard is None and item is not None and self.guard_of is not None and item in self.held:
+            guard = self.guard_of(node, self.held[item])
+        if guard is not None:
+            self._guarded_nodes.add(node)
+        result = self._watched(node, lambda: self.transport.run(node, command, self.timeout_for(node, timeout_s),
+                                                                item=item, guard=guard))
         if cached:
             self._cache[key] = result
+        return result
+
+    def _watched(self, node: str, call: Callable[[], Any]) -> Any:
+        """``call`` on ``node``, refused when the node is down; its transport failures counted (not a replay's)."""
+        if self.health is None:
+            return call()
+        self.health.refuse_if_down(node)
+        try:
+            result = call()
+        except RecordingError:
+            raise
+        except TransportError as exc:
+            self.health.failed(node, exc.reason)
+            raise
+        self.health.succeeded(node)
         return result
 
     def connect(self, node: str) -> None:
         """Open the node's connection now (so an unreachable node is a setup error of its items)."""
         connect = getattr(self.transport, "connect", None)
         if connect is not None:
-            connect(node)
+            self._watched(node, lambda: connect(node))
+        elif self.health is not None:
+            self.health.refuse_if_down(node)
+
+    def stop_traffic(self, run_id: str) -> list[str]:
+        """Stop the run's traffic commands on every node this process sent one to, all nodes at once; the nodes
+        that could not be reached (their commands end by their own bound)."""
+        nodes = sorted(self._guarded_nodes)
+        if not nodes or self._transport is None:
+            return []
+
+        def stop(node: str) -> str | None:
+            try:
+                self.transport.stop_run(node, run_id)
+            except GpufabricError as exc:
+                return f"{node}: {exc}"
+            return None
+        with ThreadPoolExecutor(max_workers=min(16, len(nodes)), thread_name_prefix="gpufabric-stop") as pool:
+            return [failed for failed in pool.map(stop, nodes) if failed is not None]
 
     def close(self) -> None:
         if self._transport is not None:

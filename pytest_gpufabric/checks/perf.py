@@ -31,7 +31,7 @@ from pytest_gpufabric.checks.perf_commands import (
     stop_all_command,
     stop_command,
 )
-from pytest_gpufabric.errors import MeasurementMissing, ParseError
+from pytest_gpufabric.errors import MeasurementMissing, ParseError, Unreachable
 from pytest_gpufabric.parsers.perftest import (
     PORT_IN_USE,
     PerftestResult,
@@ -43,12 +43,13 @@ from pytest_gpufabric.parsers.perftest import (
 )
 from pytest_gpufabric.parsers.sections import parse_sections
 from pytest_gpufabric.transport.base import CommandResult
-from pytest_gpufabric.transport.beside import STOPPED_EXIT, BesideResults, Call
+from pytest_gpufabric.transport.beside import STOPPED_EXIT, BesideResults, Call, StopAfter
 from pytest_gpufabric.verdict import Judged
 
 SETUP_ERROR_KINDS = ("port_in_use", "connection", "no_device")
 STEP_SLACK_S = 15.0
 CLIENT_CALL_TIMEOUT_S = CONNECT_TIMEOUT_S + CLIENT_TIMEOUT_S + STEP_SLACK_S
+TIME_LIMIT_EXITS = (124, 137)  # `timeout` ended the command (SIGTERM, then SIGKILL after its grace)
 
 
 class Runner(Protocol):
@@ -57,7 +58,7 @@ class Runner(Protocol):
     def run(self, node: str, command: str, *, timeout_s: float | None = None, cached: bool = False) -> CommandResult: ...
 
     def run_beside(self, backgrounds: Sequence[Call], foregrounds: Sequence[Call], stops: Sequence[Call],
-                   grace_s: float) -> BesideResults: ...
+                   grace_s: float, stop_after: StopAfter | None = None) -> BesideResults: ...
 
 
 @dataclass(frozen=True)
@@ -110,16 +111,32 @@ def raise_on_setup_error(leg: PerftestLeg, result: PerftestResult, server: Comma
     error = primary_error(result)
     if error is None or error.kind not in SETUP_ERROR_KINDS:
         return
-    if error.kind == "connection" and not server_stopped:
-        said = server.stdout + server.stderr
-        clash = next((line.strip() for line in said.splitlines() if PORT_IN_USE.search(line)), None)
-        raise MeasurementMissing(f"{leg.label}: perftest server on {leg.server_node} ended before its client connected "
-                                 f"on port {leg.port} (exit {server.exit_code})"
-                                 + (f" (port clash): {clash}" if clash else f": {_tail(said)}"))
-    raise MeasurementMissing(f"{leg.label}: perftest client could not run ({error.kind}): {error.line}")
+    if error.kind == "connection" and not server_stopped and server.exit_code not in TIME_LIMIT_EXITS:
+        raise _server_ended_first(leg, server)
+    kind = Unreachable if error.kind == "connection" else MeasurementMissing
+    raise kind(f"{leg.label}: perftest client could not run ({error.kind}): {error.line}")
+
+
+def _server_ended_first(leg: PerftestLeg, server: CommandResult) -> MeasurementMissing:
+    """The error of a leg whose server ended on its own before its client connected, in the server's own words."""
+    said = server.stdout + server.stderr
+    clash = next((line.strip() for line in said.splitlines() if PORT_IN_USE.search(line)), None)
+    return MeasurementMissing(f"{leg.label}: perftest server on {leg.server_node} ended before its client connected "
+                              f"on port {leg.port} (exit {server.exit_code})"
+                              + (f" (port clash): {clash}" if clash else f": {_tail(said)}"))
+
+
+def timed_out(result: CommandResult) -> bool:
+    """A client that its time limit ended before it reported (the NICs could not exchange traffic in time)."""
+    return result.exit_code in TIME_LIMIT_EXITS
 
 
 def parse_client(leg: PerftestLeg, result: CommandResult, server: CommandResult, server_stopped: bool) -> PerftestResult:
+    if timed_out(result) and not server_stopped and server.exit_code not in (0, *TIME_LIMIT_EXITS):
+        raise _server_ended_first(leg, server)  # the client waited for a server that had failed
+    if timed_out(result):
+        raise Unreachable(f"{leg.label}: perftest client on {result.node} did not end within its time limit "
+                          f"(exit {result.exit_code}): the NICs could not exchange traffic in time")
     try:
         parsed = parse_perftest(result.stdout).facts
     except ParseError as exc:
@@ -147,13 +164,17 @@ def run_legs(ctx: Runner, check_id: str, target_id: str, legs: Sequence[Perftest
 def _serve_beside(ctx: Runner, check_id: str, target_id: str, legs: Sequence[PerftestLeg], clients: Sequence[Call]) -> BesideResults:
     """Every leg's server in the background while ``clients`` run, each server stopped if it outlives them."""
     calls = [_server_calls(check_id, target_id, leg) for leg in legs]
-    return ctx.run_beside([server for server, _ in calls], clients, [stop for _, stop in calls], END_WAIT_S)
+    return ctx.run_beside([server for server, _ in calls], clients, [stop for _, stop in calls], END_WAIT_S, timed_out)
 
 
 def _outcomes(legs: Sequence[PerftestLeg], clients: Sequence[CommandResult], done: BesideResults) -> list[PerftestOutcome]:
-    """Each leg's client output, judged knowing whether its server ended on its own."""
-    return [PerftestOutcome(leg, parse_client(leg, client, served, stop is not None), served.stdout)
-            for leg, client, served, stop in zip(legs, clients, done.backgrounds, done.stops)]
+    """Each leg's client output, judged knowing whether its server ended on its own (after a client that its time
+    limit ended, the later clients were not run: that client's error stands for the NIC pair)."""
+    outcomes = [PerftestOutcome(leg, parse_client(leg, client, served, stop is not None), served.stdout)
+                for leg, client, served, stop in zip(legs, clients, done.backgrounds, done.stops)]
+    if len(outcomes) < len(legs):
+        raise MeasurementMissing(f"{legs[len(outcomes)].label}: perftest client not run")
+    return outcomes
 
 
 def _groups_by_server_port(legs: Sequence[PerftestLeg]) -> list[list[PerftestLeg]]:
@@ -234,9 +255,14 @@ def run_node_pair_legs(ctx: Runner, check_id: str, pairs: Sequence[PairLegs]) ->
     """Every rail of a node pair at once: per group of steps, one command per node starts all its servers
     (``servers_command``), and per step one command per node runs all its clients (``clients_command``); a step
     starts when the clients of the step before have ended. Servers still running ``END_WAIT_S`` after the last
-    client are stopped by their PID files (one command per node). Each NIC pair keeps its own outcomes or error."""
+    client are stopped by their PID files (one command per node). Each NIC pair keeps its own outcomes or error.
+
+    A clients command that its time limit ended (the NIC pair's bound: a client waiting for NICs that cannot
+    exchange traffic) ends the node pair's run at once, as one NIC pair's run ends after such a client: its
+    clients that had not ended could not exchange traffic in time, the later clients are not run (each NIC pair
+    left says so), and the servers are stopped without waiting."""
     outcomes: PairOutcomes = {pair_id: [] for pair_id, _ in pairs}
-    for group in _slot_groups(pairs):
+    for number, group in enumerate(groups := _slot_groups(pairs)):
         legs = [entry for slot in group for entry in slot]
         servers: dict[str, list[tuple[str, PerftestLeg]]] = {}
         for pair_id, leg in legs:
@@ -248,35 +274,64 @@ def run_node_pair_legs(ctx: Runner, check_id: str, pairs: Sequence[PairLegs]) ->
                                        for (_, leg), pid in zip(served, pid_files)])
             backgrounds.append((node, command, SERVER_LIFETIME_S + STEP_SLACK_S))
             stops.append((node, stop_all_command(pid_files), STEP_SLACK_S))
-        foregrounds = []
+        foregrounds, ran_by = [], []
         for slot in group:
-            clients: dict[str, list[tuple[str, str]]] = {}
-            for _, leg in slot:
-                clients.setdefault(leg.client_node, []).append((f"client {leg.label}", _client(leg)))
-            foregrounds += [(node, clients_command(found), CLIENT_CALL_TIMEOUT_S) for node, found in clients.items()]
-        done = ctx.run_beside(backgrounds, foregrounds, stops, END_WAIT_S)
-        _group_outcomes(legs, done, outcomes)
+            clients: dict[str, list[tuple[str, PerftestLeg]]] = {}
+            for entry in slot:
+                clients.setdefault(entry[1].client_node, []).append(entry)
+            for node, found in clients.items():
+                foregrounds.append((node, clients_command([(f"client {leg.label}", _client(leg)) for _, leg in found]),
+                                    CLIENT_CALL_TIMEOUT_S))
+                ran_by.append(found)
+        done = ctx.run_beside(backgrounds, foregrounds, stops, END_WAIT_S, timed_out)
+        _group_outcomes(legs, done, outcomes, ran_by)
+        if len(done.foregrounds) < len(foregrounds):
+            _not_run([entry for later in groups[number + 1:] for slot in later for entry in slot], outcomes, done.foregrounds[-1])
+            break
     return outcomes
 
 
+def _not_run(legs: Sequence[tuple[str, PerftestLeg]], outcomes: PairOutcomes, ended: CommandResult) -> None:
+    """The NIC pairs of legs not run after a clients command that its time limit ended."""
+    for pair_id, leg in legs:
+        if not isinstance(outcomes[pair_id], MeasurementMissing):
+            outcomes[pair_id] = MeasurementMissing(f"{leg.label}: perftest client not run: the clients on {ended.node} "
+                                                   f"before it did not end within their time limit (exit {ended.exit_code})")
+
+
 def _sections(results: Sequence[CommandResult]) -> dict[str, CommandResult]:
-    """Each framed program's output as a result of its own (label -> node, label, output, exit status)."""
+    """Each framed program's output as a result of its own (label -> node, label, output, exit status); a command
+    that printed nothing (ended before any of its programs) has none."""
     found: dict[str, CommandResult] = {}
     for result in results:
+        if not result.stdout.strip():
+            continue
         for section in parse_sections(result.stdout).sections:
             label = " ".join(section.label)
             found[label] = CommandResult(result.node, label, section.text, "", section.exit_code, result.duration_s)
     return found
 
 
-def _group_outcomes(legs: Sequence[tuple[str, PerftestLeg]], done: BesideResults, outcomes: PairOutcomes) -> None:
-    """Each leg's client judged knowing its server's own words; a leg that cannot be read costs its NIC pair."""
+def _group_outcomes(legs: Sequence[tuple[str, PerftestLeg]], done: BesideResults, outcomes: PairOutcomes,
+                    ran_by: Sequence[Sequence[tuple[str, PerftestLeg]]]) -> None:
+    """Each leg's client judged knowing its server's own words; a leg that cannot be read costs its NIC pair. A
+    client missing from a clients command that its time limit ended did not end in time (its NICs could not
+    exchange traffic); the legs of a clients command not run were not measured."""
     servers, clients = _sections(done.backgrounds), _sections(done.foregrounds)
+    command_of = {(pair_id, leg.label): result for result, found in zip(done.foregrounds, ran_by) for pair_id, leg in found}
     for pair_id, leg in legs:
         found = outcomes[pair_id]
         if isinstance(found, MeasurementMissing):
             continue
+        command = command_of.get((pair_id, leg.label))
+        if command is None:
+            _not_run([(pair_id, leg)], outcomes, done.foregrounds[-1])
+            continue
         client, served = clients.get(f"client {leg.label}"), servers.get(f"server {leg.label}")
+        if client is None and timed_out(command):
+            outcomes[pair_id] = Unreachable(f"{leg.label}: perftest client on {command.node} did not end within its time "
+                                            f"limit (exit {command.exit_code}): the NICs could not exchange traffic in time")
+            continue
         if client is None or served is None:
             missing = "client" if client is None else "server"
             outcomes[pair_id] = MeasurementMissing(f"{leg.label}: the {missing}'s output is not in its node's command output")

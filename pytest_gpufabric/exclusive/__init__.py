@@ -2,7 +2,7 @@
 occupies (NICs, GPUs, perftest ports), the locks that keep one use at a time, and the schedule log that proves it."""
 
 from pytest_gpufabric.exclusive.locks import ResourceLocks, ResourceLockTimeout, lock_file_name
-from pytest_gpufabric.exclusive.names import is_exclusive, is_traffic, port_for, rail_resources, resources_of
+from pytest_gpufabric.exclusive.names import is_exclusive, is_traffic, port_for, rail_resources, resource_node, resources_of
 from pytest_gpufabric.exclusive.schedule_log import (
     Overlap,
     ScheduleLog,
@@ -15,5 +15,5 @@ from pytest_gpufabric.exclusive.schedule_log import (
 __all__ = [
     "Overlap", "ResourceLockTimeout", "ResourceLocks", "ScheduleLog", "ScheduleLogError", "ScheduleRecord",
     "find_overlaps", "is_exclusive", "is_traffic", "lock_file_name", "parse_schedule_lines", "port_for",
-    "rail_resources", "resources_of",
+    "rail_resources", "resource_node", "resources_of",
 ]

@@ -43,6 +43,11 @@ def nic_resources(node: Node, nic: Nic) -> list[str]:
     return names
 
 
+def resource_node(resource: str) -> str:
+    """The node a resource name belongs to (``nic:node01/bnxt_re0`` -> ``node01``)."""
+    return resource.partition(":")[2].partition("/")[0]
+
+
 def rail_resources(pair: NicPairTarget) -> tuple[str, ...]:
     """The NICs, adjacent GPUs and perftest ports one NIC pair occupies, sorted."""
     return tuple(sorted({*nic_resources(pair.node_a, pair.nic_a), *nic_resources(pair.node_b, pair.nic_b)}))

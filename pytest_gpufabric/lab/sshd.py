@@ -199,7 +199,7 @@ class SshdProcess:
         pid = self.pid
         if pid is None:
             return
-        victims = descendants(pid) if sessions else []
+        victims = _frozen_descendants(pid) if sessions else []
         self._signal_and_reap(signal.SIGKILL)
         for child in victims:
             _kill_quietly(child, signal.SIGKILL)
@@ -225,6 +225,17 @@ def _kill_quietly(pid: int, sig: signal.Signals) -> None:
         os.kill(pid, sig)
     except ProcessLookupError:
         pass
+
+
+def _frozen_descendants(pid: int) -> list[int]:
+    """Every process below ``pid``, each stopped (SIGSTOP) as found, until none is left to find: a process forked
+    while the others were being found is caught too, so a SIGKILL of them all leaves nothing behind."""
+    frozen: list[int] = []
+    while found := [child for child in descendants(pid) if child not in frozen]:
+        for child in found:
+            _kill_quietly(child, signal.SIGSTOP)
+        frozen.extend(found)
+    return frozen
 
 
 def descendants(pid: int) -> list[int]:

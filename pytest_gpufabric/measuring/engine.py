@@ -18,7 +18,15 @@ the jobs before it that share a NIC, GPU or port with it have ended (and their l
 slowest job of the round has ended. So a round's stragglers delay only the jobs that need their NICs, the next
 round's jobs run while the finished items are judged, and the start-up work (connections, processes) spreads
 over time instead of arriving all at once. No NIC, GPU or port is ever used by two measurements at once (the
-locks, in every process, taken in one global order).
+locks, in every process, taken all at once or not at all).
+
+With a ``RunControl`` (``measuring.control``) the engine also contains failures: each job is bounded by its
+check's expected duration of one NIC-pair test (the NIC pairs of a node pair run side by side, so their job takes
+as long as one: its commands on their nodes, and the job in the engine), a NIC pair of a node or NIC marked down
+errors at once with the first cause (the job measures the others), a stopped run starts no job, each command runs
+with its node-side PID file and leases, and a job refused by another run's lease is tried again (holding no lock
+meanwhile) until the leftovers of a stopped run would have ended, then the run stops naming the holder. A driver
+that died (its marker left behind) stops the run instead of being replaced.
 """
 
 from __future__ import annotations
@@ -35,18 +43,31 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
-from pytest_gpufabric.errors import MeasurementMissing
+from pytest_gpufabric.errors import GpufabricError, MeasurementMissing
 from pytest_gpufabric.evidence_runner import RunFunc
+from pytest_gpufabric.exclusive.leases import LeaseBusy, NodeGuard
 from pytest_gpufabric.exclusive.locks import ResourceLocks, lock_file_name
 from pytest_gpufabric.exclusive.names import rail_resources
-from pytest_gpufabric.exclusive.schedule_log import ScheduleLog
+from pytest_gpufabric.exclusive.schedule_log import ScheduleLog, ScheduleRecord
+from pytest_gpufabric.measuring.control import (
+    NIC_DOWN_AFTER,
+    UNREACHABLE,
+    WATCHDOG_SLACK_S,
+    RunControl,
+    command_timeout,
+    link_down_state,
+    operstate_command,
+)
 from pytest_gpufabric.measuring.rails import NodePairMeasure, RailMeasurement, measure_one, measure_together
 from pytest_gpufabric.targets import NicPairTarget, NodePairTarget
 from pytest_gpufabric.transport.base import CommandResult
+from pytest_gpufabric.transport.bounded import KILL_GRACE_S
 
-ItemRun = Callable[[str, str, "float | None", bool, str], CommandResult]  # node, command, timeout, cached, item
+ItemRun = Callable[[str, str, "float | None", bool, str, "NodeGuard | None"], CommandResult]  # node, command, timeout, cached, item, guard
 RailsOf = Callable[[str, NodePairTarget], "tuple[NicPairTarget, ...]"]  # check id, node pair -> NIC pairs to measure
 DRIVER_POLL_S = 0.05  # how often an item waiting for its round looks for it (and for a driver that went away)
+LEASE_PAUSE_S = 1.0  # pause before a job refused by another run's lease is tried again
+UNBOUNDED_LEASE_WAIT_S = 60.0  # longest wait for another run's lease where the check has no bound
 SPLIT_FROM_NODE_PAIRS = 32  # rounds this large are shared by the run's processes (RoundPlan.split)
 
 
@@ -102,6 +123,10 @@ def job_resources(pairs: Sequence[NicPairTarget]) -> tuple[str, ...]:
     return tuple(sorted({name for pair in pairs for name in rail_resources(pair)}))
 
 
+def _names(pairs: Sequence[NicPairTarget]) -> str:
+    return ", ".join(pair.id for pair in pairs)
+
+
 @dataclass
 class _RoundRun:
     """A round this process is measuring: its jobs and their futures, its file lock, when it started."""
@@ -114,6 +139,11 @@ class _RoundRun:
     futures: list[Future[list[RailMeasurement[Any]]]] = field(default_factory=list)
     done: threading.Event = field(default_factory=threading.Event)
     result: tuple[float, Measured] | None = None
+
+
+def _lease_wait(bound: float | None) -> float:
+    """How long a job waits for another run's lease: as long as a stopped run's commands may still live."""
+    return (bound if bound is not None else UNBOUNDED_LEASE_WAIT_S) + KILL_GRACE_S + LEASE_PAUSE_S
 
 
 def _outcomes(future: Future[list[RailMeasurement[Any]]], pairs: Sequence[NicPairTarget]) -> dict[str, tuple[Any, ...]]:
@@ -129,11 +159,14 @@ class RoundEngine:
     """Measures rounds for the items of one pytest process (see the module docstring)."""
 
     def __init__(self, run: ItemRun, rails_of: RailsOf, locks: ResourceLocks, shared_dir: Path,
-                 schedule: ScheduleLog | None, worker: str, fanout: int | None, shares: int = 1) -> None:
+                 schedule: ScheduleLog | None, worker: str, fanout: int | None, shares: int = 1,
+                 control: RunControl | None = None) -> None:
         """``shared_dir``: private to this run and shared by its processes (the run's lock directory and id);
         ``shares``: the processes of the run that measure (each round is driven in that many parts, each part by
         the first process that asks for it: under xdist each worker drives about 1/K of every round)."""
         self._run = run
+        self._control = control
+        self._nic_failures: dict[str, int] = {}  # NIC -> NIC pairs in a row that could not exchange traffic
         self._rails_of = rails_of
         self._locks = locks
         self._shared_dir = shared_dir
@@ -193,14 +226,19 @@ class RoundEngine:
         any more (each one running is bounded on its nodes), nothing is waited for."""
         with self._guard:
             self._closing = True
-            self._interrupted = interrupted
+            self._interrupted = self._interrupted or interrupted
             running = list(self._running.values())
-        if interrupted:
+        if self._interrupted:
             return
         for run in running:
             run.done.wait()
         for lane in list(self._driving):
             self._stop_driving(lane)
+
+    def halt(self) -> None:
+        """Start no further NIC pair, from now on (the run stopped); those running end by their stop or bound."""
+        with self._guard:
+            self._interrupted = True
 
     def _stored(self, plan: RoundPlan) -> Path:
         self._shared_dir.mkdir(parents=True, exist_ok=True)
@@ -216,7 +254,8 @@ class RoundEngine:
             with self._guard:
                 run = self._running.get(plan.key)
             if run is not None:
-                run.done.wait()
+                while not run.done.wait(DRIVER_POLL_S * 4):
+                    pass  # a bounded wait: the main thread handles a stop signal meanwhile
                 assert run.result is not None
                 return run.result
             if stored.exists():
@@ -238,6 +277,7 @@ class RoundEngine:
             except Timeout:
                 return False
             self._driving[lane] = lock
+            self._claim_driver_marker(lane)
             self._next_round[lane] = 0
             if self._start_next(lane):
                 self._start_next(lane)  # the next round's pairs start as their NICs come free
@@ -259,7 +299,22 @@ class RoundEngine:
         with self._guard:
             lock = self._driving.pop(lane, None)
         if lock is not None:
+            self._driver_marker(lane).unlink(missing_ok=True)
             lock.release()
+
+    def _driver_marker(self, lane: str) -> Path:
+        return self._shared_dir / f"{lock_file_name(lane)}.driver"
+
+    def _claim_driver_marker(self, lane: str) -> None:
+        """Leave this driver's marker (its PID and worker), removed when it hands over. A marker found means the
+        previous driver died while measuring: with a RunControl the run stops (its traffic may still be running;
+        nothing is measured beside it)."""
+        marker = self._driver_marker(lane)
+        if marker.exists() and self._control is not None:
+            previous = marker.read_text(encoding="utf-8").strip() or "unknown"
+            self._control.stop.set(f"the process driving {lane} died ({previous})")
+            self._interrupted = True
+        marker.write_text(f"pid {os.getpid()} {self._worker}\n", encoding="utf-8")
 
     @staticmethod
     def _jobs(nodeid: str, pairs: tuple[NicPairTarget, ...], measure: Any) -> list[Job]:
@@ -293,7 +348,7 @@ class RoundEngine:
         for nodeid, pairs in jobs:
             resources = job_resources(pairs)
             before = {self._last_use[name] for name in resources if name in self._last_use}
-            future = pool.submit(self._measure_after, before, plan.key, nodeid, pairs, measure)
+            future = pool.submit(self._measure_after, before, plan, nodeid, pairs, measure)
             for name in resources:
                 self._last_use[name] = future
             run.futures.append(future)
@@ -313,20 +368,124 @@ class RoundEngine:
         for future in run.futures:
             future.add_done_callback(one_done)
 
-    def _measure_after(self, before: set[Future[list[RailMeasurement[Any]]]], owner: str, nodeid: str,
+    def _measure_after(self, before: set[Future[list[RailMeasurement[Any]]]], plan: RoundPlan, nodeid: str,
                        pairs: tuple[NicPairTarget, ...], measure: Any) -> list[RailMeasurement[Any]]:
-        """One job, once the jobs before it on its resources have ended, holding its own locks."""
+        """One job, once the jobs before it on its resources have ended, holding its own locks; its NIC pairs of a
+        node or NIC marked down are refused at once, the others measured."""
         wait(before)
-        if self._interrupted:
-            raise MeasurementMissing(f"{', '.join(pair.id for pair in pairs)}: not measured: the run was interrupted")
+        self._refuse_if_stopped(pairs)
+        down = {pair.id: found for pair in pairs if (found := self._down(pair)) is not None}
+        live = tuple(pair for pair in pairs if pair.id not in down)
+        if not live:
+            return [down[pair.id] for pair in pairs]
         if self._slots is not None:
             self._slots.acquire()
         try:
-            with self._locks.hold(job_resources(pairs), owner=f"{owner} [{self._worker}]"):
-                return self._measure_job(nodeid, pairs, measure)
+            measured = {found.pair.id: found for found in self._measure_leased(plan, nodeid, live, measure)}
         finally:
             if self._slots is not None:
                 self._slots.release()
+        return [down.get(pair.id) or measured[pair.id] for pair in pairs]
+
+    def _refuse_if_stopped(self, pairs: Sequence[NicPairTarget]) -> None:
+        reason = self._control.stop.reason() if self._control is not None else None
+        if reason is not None:
+            raise MeasurementMissing(f"{_names(pairs)}: not measured: the run stopped: {reason}")
+        if self._interrupted:
+            raise MeasurementMissing(f"{_names(pairs)}: not measured: the run was interrupted")
+
+    def _down(self, pair: NicPairTarget) -> RailMeasurement[Any] | None:
+        """The refusal of a NIC pair whose node or NIC is marked down (None: both ends are up)."""
+        if self._control is None:
+            return None
+        for name in (pair.node_a.name, pair.node_b.name, f"{pair.node_a.name}/{pair.nic_a.name}",
+                     f"{pair.node_b.name}/{pair.nic_b.name}"):
+            cause = self._control.marks.cause(name)
+            if cause is not None:
+                return RailMeasurement(pair, None, (), "down", f"{name} is down for the rest of the run: {cause}")
+        return None
+
+    def _measure_leased(self, plan: RoundPlan, nodeid: str, pairs: tuple[NicPairTarget, ...],
+                        measure: Any) -> list[RailMeasurement[Any]]:
+        """Measure holding the job's locks; a job refused by another run's node lease is tried again, holding no
+        lock while it waits, until the leftovers of a stopped run would have ended; then the run stops."""
+        waited_until: float | None = None
+        bound = self._control.bound_of(plan.check_id) if self._control is not None else None
+        while True:
+            with self._locks.hold(job_resources(pairs), owner=f"{plan.key} [{self._worker}]"):
+                started = time.time()  # its start in the schedule log: a stop set after it finds the job started
+                self._refuse_if_stopped(pairs)
+                outcomes = self._measure_bounded(bound, nodeid, pairs, measure, started)
+            busy = next((found for found in outcomes if found.error_kind == LeaseBusy.__name__), None)
+            if busy is None or self._control is None:
+                break
+            waited_until = waited_until or time.monotonic() + _lease_wait(bound)
+            if time.monotonic() >= waited_until:
+                self._control.stop.set(f"the cluster is busy: {busy.error}")
+                break
+            time.sleep(LEASE_PAUSE_S)
+        return self._judge_ends(nodeid, outcomes)
+
+    def _measure_bounded(self, bound: float | None, nodeid: str, pairs: tuple[NicPairTarget, ...], measure: Any,
+                         started: float) -> list[RailMeasurement[Any]]:
+        """Measure within the check's ``bound``: each command gets what is left of it, and the engine gives up on a
+        job that has not ended ``WATCHDOG_SLACK_S`` after it (a hung connection; its thread is left behind)."""
+        if bound is None:
+            return self._measure_job(nodeid, pairs, measure, started=started)
+        deadline = time.monotonic() + bound
+        done: list[list[RailMeasurement[Any]] | BaseException] = []
+
+        def measure_in_thread() -> None:
+            try:
+                done.append(self._measure_job(nodeid, pairs, measure, deadline, started))
+            except BaseException as exc:  # handed to the waiting job
+                done.append(exc)
+        thread = threading.Thread(target=measure_in_thread, name=f"gpufabric-{pairs[0].id}", daemon=True)
+        thread.start()
+        thread.join(bound + WATCHDOG_SLACK_S)
+        if not done:
+            return [RailMeasurement(pair, None, (), UNREACHABLE, f"{pair.id}: did not end within {bound + WATCHDOG_SLACK_S:g} s "
+                                    f"(its bound of {bound:g} s and {WATCHDOG_SLACK_S:g} s for its commands to end)")
+                    for pair in pairs]
+        if isinstance(done[0], BaseException):
+            raise done[0]
+        return done[0]
+
+    def _judge_ends(self, nodeid: str, outcomes: list[RailMeasurement[Any]]) -> list[RailMeasurement[Any]]:
+        """After a NIC pair that could not exchange traffic: read both links, and mark down a NIC whose link is not
+        up or that failed ``NIC_DOWN_AFTER`` NIC pairs in a row (the reads join the pair's evidence). Nothing is
+        judged once the run stopped (its stop ended the commands, not the links)."""
+        if self._control is None or self._control.stop.reason() is not None:
+            return outcomes
+        return [self._judge_pair_ends(nodeid, outcome) for outcome in outcomes]
+
+    def _judge_pair_ends(self, nodeid: str, outcome: RailMeasurement[Any]) -> RailMeasurement[Any]:
+        assert self._control is not None
+        pair = outcome.pair
+        if outcome.error_kind in ("down", LeaseBusy.__name__):
+            return outcome
+        ends = ((pair.node_a, pair.nic_a), (pair.node_b, pair.nic_b))
+        if outcome.error_kind != UNREACHABLE:
+            with self._guard:
+                for node, nic in ends:
+                    self._nic_failures.pop(f"{node.name}/{nic.name}", None)
+            return outcome
+        reads: list[CommandResult] = []
+        for node, nic in ends:
+            name = f"{node.name}/{nic.name}"
+            with self._guard:
+                failures = self._nic_failures[name] = self._nic_failures.get(name, 0) + 1
+            try:
+                read = self._run(node.name, operstate_command(nic.netdev), 10.0, False, nodeid, None)
+            except GpufabricError:
+                continue  # a node that cannot be read is the transport's to mark
+            reads.append(read)
+            state = link_down_state(read)
+            if state is not None:
+                self._control.marks.mark(name, f"link {state} ({outcome.error})")
+            elif failures >= NIC_DOWN_AFTER:
+                self._control.marks.mark(name, f"{failures} NIC pairs in a row could not exchange traffic (last: {outcome.error})")
+        return RailMeasurement(pair, None, (*outcome.commands, *reads), outcome.error_kind, outcome.error)
 
     def _finish(self, run: _RoundRun) -> None:
         """Store the round for every process of the run, release its lock, wake its items; as the driver, start
@@ -357,6 +516,8 @@ class RoundEngine:
         if not jobs:
             return results
         workers = max(1, min(self._fanout or len(jobs), len(jobs)))
+        if self._control is not None and (reason := self._control.stop.reason()) is not None:
+            raise MeasurementMissing(f"{owner}: not measured: the run stopped: {reason}")
         with self._locks.hold(resources, owner=f"{owner} [{self._worker}]"):
             with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="gpufabric-round") as pool:
                 futures = [pool.submit(self._measure_job, nodeid, pairs, measure) for nodeid, pairs in jobs]
@@ -364,10 +525,19 @@ class RoundEngine:
                     results[nodeid].update(_outcomes(future, pairs))
         return results
 
-    def _measure_job(self, nodeid: str, pairs: tuple[NicPairTarget, ...], measure: Any) -> list[RailMeasurement[Any]]:
-        """A job's NIC pairs, under its item's name (deterministic recordings), in one span of the schedule log."""
+    def _measure_job(self, nodeid: str, pairs: tuple[NicPairTarget, ...], measure: Any, deadline: float | None = None,
+                     started: float | None = None) -> list[RailMeasurement[Any]]:
+        """A job's NIC pairs, under its item's name (deterministic recordings), in one record of the schedule log
+        (none when another run's lease refused it: its NICs were not used); each command within ``deadline``, with
+        its node-side guard."""
+        resources = job_resources(pairs)
+        control = self._control
+
         def run(node: str, command: str, timeout_s: float | None, cached: bool) -> CommandResult:
-            return self._run(node, command, timeout_s, cached, nodeid)
+            if deadline is not None:
+                timeout_s = command_timeout(timeout_s, deadline - time.monotonic())
+            guard = control.guard_of(node, resources) if control is not None else None
+            return self._run(node, command, timeout_s, cached, nodeid, guard)
 
         item_run: RunFunc = run
 
@@ -377,8 +547,15 @@ class RoundEngine:
             return [measure_one(pair, measure, item_run) for pair in pairs]
         if self._schedule is None:
             return measured()
-        with self._schedule.span(nodeid, job_resources(pairs), self._worker):
-            return measured()
+        started = started or time.time()
+        try:
+            done = measured()
+        except BaseException:
+            self._schedule.append(ScheduleRecord(nodeid, resources, started, time.time(), self._worker))
+            raise
+        if not all(found.error_kind == LeaseBusy.__name__ for found in done):
+            self._schedule.append(ScheduleRecord(nodeid, resources, started, time.time(), self._worker))
+        return done
 
     @staticmethod
     def _restore(measured: dict[str, tuple[Any, ...]], rails: Sequence[NicPairTarget]) -> list[RailMeasurement[Any]]:

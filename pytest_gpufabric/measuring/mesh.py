@@ -12,6 +12,10 @@ The probes depend on the inventory and the pair policy only, never on which item
 ``--lf``): the same run of the same site sends the same commands, so recordings replay whatever is selected.
 Commands run under the name ``<CHECK> mesh`` (deterministic recordings). ICMP and ssh probes need no NIC of
 their own: the mesh holds no NIC locks, and its items run before the traffic items (``scheduling``).
+
+Once the run stops (``stop_reason`` gives a reason), no further wave starts: the waves left are stored with every
+node not measured and the stop's reason, so the items waiting for them error at once. A node's command is bounded
+on its node, and a running one is stopped with the run's traffic (scheduling gives it a PID file there).
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ if TYPE_CHECKING:
     from pytest_gpufabric.inventory import Node
 
 NodeRun = Callable[[str, str, float, str], CommandResult]  # node, command, timeout, item name
+StopReason = Callable[[], "str | None"]  # why the run stopped, or None while it goes on
 POLL_S = 0.05
 
 
@@ -135,8 +140,9 @@ def mesh_plan(check_id: str, nodes: Sequence[Node], node_pairs: Sequence[tuple[s
 class MeshEngine:
     """Measures the mesh checks for the items of one pytest process (see the module docstring)."""
 
-    def __init__(self, run: NodeRun, shared_dir: Path) -> None:
+    def __init__(self, run: NodeRun, shared_dir: Path, stop_reason: StopReason | None = None) -> None:
         self._run = run
+        self._stop_reason = stop_reason or (lambda: None)
         self._shared_dir = shared_dir
         self._plans: dict[str, MeshPlan] = {}
         self._specs: dict[str, MeshSpec] = {}
@@ -225,8 +231,13 @@ class MeshEngine:
             if self._closing.is_set():
                 return
             started = time.time()
-            with ThreadPoolExecutor(max_workers=max(1, len(wave)), thread_name_prefix="gpufabric-mesh") as pool:
-                results = dict(zip(wave, pool.map(lambda node: self._node(plan, spec, node), wave)))
+            reason = self._stop_reason()
+            if reason is not None:
+                results = {node: NodeMesh(node, None, error=f"MeasurementMissing: {plan.check_id} mesh of {node}: not "
+                                                            f"measured: the run stopped: {reason}") for node in wave}
+            else:
+                with ThreadPoolExecutor(max_workers=max(1, len(wave)), thread_name_prefix="gpufabric-mesh") as pool:
+                    results = dict(zip(wave, pool.map(lambda node: self._node(plan, spec, node), wave)))
             partial = stored.with_suffix(".partial")
             with partial.open("wb") as handle:
                 pickle.dump((started, time.time(), results), handle)
@@ -238,6 +249,8 @@ class MeshEngine:
             result = self._run(name, command, bound, f"{plan.check_id} mesh")
         except GpufabricError as exc:
             return NodeMesh(name, None, error=f"{error_kind(exc)}: {exc}")
+        except Exception as exc:  # never a silent end of the wave's thread: its items would wait for it forever
+            return NodeMesh(name, None, error=f"{type(exc).__name__}: {exc}")
         try:
             return NodeMesh(name, result, spec.facts(plan.nodes[name], result))
         except GpufabricError as exc:

@@ -15,6 +15,7 @@ from pytest_gpufabric.recording.yamltext import dump_yaml, load_yaml
 
 FORMAT = "gpufabric-recording"
 VERSION = 1
+INTEGRITY = "sha256"  # every node file of a recording that says so ends with its integrity line (``integrity``)
 META_FILE = "recording.yaml"
 NODES_DIR = "nodes"
 LOCKS_DIR = ".locks"
@@ -24,12 +25,14 @@ DEFAULT_LOCK_TIMEOUT_S = 60.0
 @dataclass(frozen=True)
 class RecordingMeta:
     """The content of ``recording.yaml``. ``created_by_run`` is the run id of the run that created
-    the recording (record mode ``once`` records, rather than replays, in that run only)."""
+    the recording (record mode ``once`` records, rather than replays, in that run only). ``integrity``: every node
+    file ends with its integrity line (``recording.integrity``); None in recordings made before it."""
 
     format: str
     version: int
     description: str | None = None
     created_by_run: str | None = None
+    integrity: str | None = None
 
 
 class RecordingMetaError(UsageError):
@@ -56,7 +59,11 @@ def load_recording_meta(directory: Path | str) -> RecordingMeta:
         raise RecordingMetaError(f"no recording at {Path(directory)} (expected {META_FILE})")
     try:
         data = load_yaml(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise RecordingMetaError(f"cannot read {path}: invalid YAML{where}: {getattr(exc, 'problem', None) or _first_line(exc)}") from None
+    except (OSError, UnicodeDecodeError) as exc:
         raise RecordingMetaError(f"cannot read {path}: {_first_line(exc)}") from None
     return _parse_meta(data, path)
 
@@ -72,7 +79,7 @@ def create_recording(directory: Path | str, description: str | None = None, *, r
         with FileLock(lock_path, timeout=DEFAULT_LOCK_TIMEOUT_S):
             if recording_exists(folder):
                 return load_recording_meta(folder)
-            meta = RecordingMeta(FORMAT, VERSION, description, run_id)
+            meta = RecordingMeta(FORMAT, VERSION, description, run_id, INTEGRITY)
             write_atomically(meta_path(folder), dump_yaml(_meta_data(meta)))
             return meta
     except Timeout:
@@ -85,7 +92,18 @@ def _meta_data(meta: RecordingMeta) -> dict[str, Any]:
         data["description"] = meta.description
     if meta.created_by_run is not None:
         data["created_by_run"] = meta.created_by_run
+    if meta.integrity is not None:
+        data["integrity"] = meta.integrity
     return data
+
+
+def mark_sealed(directory: Path | str) -> RecordingMeta:
+    """Declare in ``recording.yaml`` that every node file ends with its integrity line (``gpufabric recording
+    seal``, once it has sealed them)."""
+    meta = load_recording_meta(directory)
+    sealed = RecordingMeta(meta.format, meta.version, meta.description, meta.created_by_run, INTEGRITY)
+    write_atomically(meta_path(directory), dump_yaml(_meta_data(sealed)))
+    return sealed
 
 
 def _parse_meta(data: Any, path: Path) -> RecordingMeta:
@@ -99,7 +117,10 @@ def _parse_meta(data: Any, path: Path) -> RecordingMeta:
     for key, value in (("description", description), ("created_by_run", created_by_run)):
         if value is not None and not isinstance(value, str):
             raise RecordingMetaError(f"{path}: {key} must be text, found {value!r}")
-    return RecordingMeta(FORMAT, VERSION, description, created_by_run)
+    integrity = data.get("integrity")
+    if integrity is not None and integrity != INTEGRITY:
+        raise RecordingMetaError(f"{path}: integrity is {integrity!r}; this release reads {INTEGRITY!r}")
+    return RecordingMeta(FORMAT, VERSION, description, created_by_run, integrity)
 
 
 def _first_line(exc: Exception) -> str:

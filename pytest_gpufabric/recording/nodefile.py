@@ -3,6 +3,7 @@
 node: node01
 commands:                       # sorted by command text
 - command: ethtool bnxt0
+  digest: 5d41402abc4b2a76      # of the command and its episodes (``recording.integrity``)
   episodes:                     # in recorded order
   - exit_code: 0
     duration_s: 0.041
@@ -12,10 +13,13 @@ commands:                       # sorted by command text
       Settings for bnxt0:
       ...
     stderr: ''
+# gpufabric-integrity: sha256=... bytes=...   (``recording.integrity``)
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -43,10 +47,34 @@ class Episode:
 
 EPISODE_KEYS: tuple[str, ...] = tuple(field.name for field in fields(Episode))
 NodeCommands = Mapping[str, Sequence[Episode]]
+DIGEST_KEY = "digest"
+DIGEST_HEX = 16
 
 
 class NodeFileInvalid(Exception):
     """A node file that cannot be read as a recording; the message is the one-line reason."""
+
+
+def entry_digest(command: str, episodes: Sequence[Episode]) -> str:
+    """The digest of one command entry's data (its command and its episodes, whatever their YAML form)."""
+    data = [command, [[getattr(episode, key) for key in EPISODE_KEYS] for episode in episodes]]
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:DIGEST_HEX]
+
+
+def first_edited_entry(text: str, node: str) -> str | None:
+    """Where a node file (without its integrity line) differs from what was written: the first command entry whose
+    data does not match its digest, with its line; or its first invalid YAML; None when every entry matches."""
+    try:
+        index = index_node_file(text, node)
+        if index is None:
+            parse_node_file(text, node)
+            return None
+        for command in index.commands():
+            index.episodes(command, check_digest=True)
+    except NodeFileInvalid as exc:
+        return str(exc)
+    return None
 
 
 def valid_node_name(node: str) -> bool:
@@ -108,20 +136,25 @@ class NodeFileIndex:
     def __contains__(self, command: object) -> bool:
         return command in self._parsed or command in self._spans
 
-    def episodes(self, command: str) -> tuple[Episode, ...]:
-        """The episodes of ``command`` (``KeyError`` if not recorded, ``NodeFileInvalid`` if its entry is bad)."""
+    def episodes(self, command: str, *, check_digest: bool = False) -> tuple[Episode, ...]:
+        """The episodes of ``command`` (``KeyError`` if not recorded, ``NodeFileInvalid`` if its entry is bad;
+        with ``check_digest``, also if its data does not match the digest it was written with)."""
         found = self._parsed.get(command)
-        if found is None:
+        if found is None or check_digest:
             start, end, first_line, position = self._spans[command]
             try:
                 entries = load_yaml(self._text[start:end])
             except yaml.YAMLError as exc:
                 raise NodeFileInvalid(_yaml_problem(exc, first_line - 1)) from None
             if not isinstance(entries, list) or len(entries) != 1:
-                raise NodeFileInvalid(f"commands entry {position} is not one command with its episodes")
+                raise NodeFileInvalid(f"line {first_line}: commands entry {position} is not one command with its episodes")
             parsed_command, found = _parse_command(entries[0], position)
             if parsed_command != command:
-                raise NodeFileInvalid(f"commands entry {position} changed while it was read")
+                raise NodeFileInvalid(f"line {first_line}: commands entry {position} changed while it was read")
+            written = entries[0].get(DIGEST_KEY)
+            if check_digest and written is not None and written != entry_digest(command, found):
+                raise NodeFileInvalid(f"line {first_line}: command {command!r} was changed after it was recorded "
+                                      "(its data no longer matches its digest)")
             self._parsed[command] = found
         return found
 
@@ -145,7 +178,10 @@ def index_node_file(text: str, node: str) -> NodeFileIndex | None:
     if -1 in heads:
         return None
     header = _load_part(text[: starts[0]], 0)
-    names = _load_part("".join(text[start : head + 1] for start, head in zip(starts, heads)), None)  # up to "  episodes:"
+    try:
+        names = load_yaml("".join(text[start : head + 1] for start, head in zip(starts, heads)))  # up to "  episodes:"
+    except yaml.YAMLError:
+        return None  # read whole, which names the line
     if not isinstance(header, dict) or not isinstance(names, list) or len(names) != len(starts):
         return None
     if header.get("node") != node:
@@ -162,7 +198,7 @@ def index_node_file(text: str, node: str) -> NodeFileIndex | None:
     return NodeFileIndex(text, spans)
 
 
-def _load_part(text: str, first_line: int | None) -> Any:
+def _load_part(text: str, first_line: int) -> Any:
     """One part of a node file as YAML (``first_line``: where it starts in the file, for the error message)."""
     try:
         return load_yaml(text)
@@ -205,6 +241,7 @@ def _render(node: str, commands: NodeCommands, *, blocks: bool) -> str:
     lines = [f"node: {scalar(node, 0)}", "commands:"]
     for command in sorted(commands):
         lines.append(f"- command: {scalar(command, 2, blocks=blocks)}")
+        lines.append(f"  {DIGEST_KEY}: '{entry_digest(command, commands[command])}'")
         lines.append("  episodes:")
         for episode in commands[command]:
             values = [getattr(episode, key) for key in EPISODE_KEYS]
@@ -224,10 +261,10 @@ def _reads_back(text: str, node: str, commands: NodeCommands) -> bool:
     return parsed == {command: tuple(episodes) for command, episodes in commands.items()}
 
 
-def _yaml_problem(exc: yaml.YAMLError, line_offset: int | None = 0) -> str:
-    """The one-line reason; ``line_offset``: lines of the file before the part parsed (None: not one piece of it)."""
+def _yaml_problem(exc: yaml.YAMLError, line_offset: int = 0) -> str:
+    """The one-line reason; ``line_offset``: lines of the file before the part parsed."""
     mark = getattr(exc, "problem_mark", None)
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-    if mark is None or line_offset is None:
+    if mark is None:
         return f"invalid YAML: {problem}"
     return f"invalid YAML at line {mark.line + 1 + line_offset}: {problem}"

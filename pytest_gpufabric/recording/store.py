@@ -19,6 +19,7 @@ from filelock import FileLock, Timeout
 
 from pytest_gpufabric.errors import RecordingError
 from pytest_gpufabric.recording.atomic import remove_stale_temp_files, write_atomically
+from pytest_gpufabric.recording.integrity import is_sealed, seal, unseal
 from pytest_gpufabric.recording.meta import (
     DEFAULT_LOCK_TIMEOUT_S,
     LOCKS_DIR,
@@ -27,12 +28,14 @@ from pytest_gpufabric.recording.meta import (
     RecordingMetaError,
     create_recording,
     load_recording_meta,
+    mark_sealed,
     recording_exists,
 )
 from pytest_gpufabric.recording.nodefile import (
     Episode,
     NodeFileIndex,
     NodeFileInvalid,
+    first_edited_entry,
     index_node_file,
     parse_node_file,
     render_node_file,
@@ -207,9 +210,15 @@ class RecordingStore:
         try:
             if written is not None and written.text == text:
                 return NodeFileIndex(parsed=written.commands)
-            return index_node_file(text, node) or NodeFileIndex(parsed=parse_node_file(text, node))
+            body = self._unsealed(node, text)
+            return index_node_file(body, node) or NodeFileIndex(parsed=parse_node_file(body, node))
         except NodeFileInvalid as exc:
             raise RecordingError(node, f"corrupt recording file {path}: {exc}") from None
+
+    def _unsealed(self, node: str, text: str) -> str:
+        """The node file's text before its integrity line, checked (required where the recording is sealed)."""
+        sealed = self.exists() and self.meta().integrity is not None
+        return unseal(text, node, required=sealed)
 
     def _episodes(self, node: str, index: _ReplayIndex, command: str) -> tuple[Episode, ...]:
         try:
@@ -265,11 +274,63 @@ class RecordingStore:
                     if replace_older_runs:
                         kept = tuple(old for old in kept if old.run_id == self.run_id)
                     updated[command] = (*kept, episode)
-                text = render_node_file(node, updated)
+                text = seal(render_node_file(node, updated))
                 write_atomically(path, text)
                 self._written[node] = _WrittenNode(text, updated)
         except Timeout:
             raise RecordingError(node, f"timed out after {self.lock_timeout_s:g}s waiting for lock {lock_path}") from None
+
+    # -- integrity ----------------------------------------------------------------------------
+
+    def seal(self) -> list[str]:
+        """Give every node file its integrity line (read whole first, then written again atomically with each
+        entry's digest), then mark the recording sealed; what it did, one line a node file. A node file that cannot
+        be read is refused (RecordingError) and nothing is marked."""
+        self.meta()
+        done = []
+        for node in self.nodes():
+            path = self.node_path(node)
+            with self._node_lock(node, path):
+                text = self._read_text(node, path)
+                if is_sealed(text):
+                    self._checked_whole(node, path, text, required=True)
+                    done.append(f"{node}: already sealed")
+                    continue
+                try:
+                    commands = parse_node_file(text, node)
+                except NodeFileInvalid as exc:
+                    raise RecordingError(node, f"corrupt recording file {path}: {exc}") from None
+                write_atomically(path, seal(render_node_file(node, commands)))
+                done.append(f"{node}: sealed ({len(commands)} commands)")
+        self._meta = mark_sealed(self.directory)
+        return done
+
+    def check(self) -> list[str]:
+        """Every node file read whole and checked against its integrity line and its entries' digests (required
+        where the recording is sealed); one line a node file that is not right."""
+        required = self.meta().integrity is not None
+        problems = []
+        for node in self.nodes():
+            path = self.node_path(node)
+            try:
+                self._checked_whole(node, path, self._read_text(node, path), required=required)
+            except RecordingError as exc:
+                problems.append(str(exc))
+        return problems
+
+    def _checked_whole(self, node: str, path: Path, text: str, *, required: bool) -> None:
+        try:
+            body = unseal(text, node, required=required)
+            problem = first_edited_entry(body, node)
+        except NodeFileInvalid as exc:
+            problem = str(exc)
+        if problem is not None:
+            raise RecordingError(node, f"corrupt recording file {path}: {problem}")
+
+    def _node_lock(self, node: str, path: Path) -> FileLock:
+        lock_path = self.directory / LOCKS_DIR / f"{path.name}.lock"
+        lock_path.parent.mkdir(exist_ok=True)
+        return FileLock(lock_path, timeout=self.lock_timeout_s)
 
     def load_node(self, node: str) -> NodeCommands:
         """Everything recorded for ``node`` as it is on disk now (empty if the node has no file)."""
@@ -282,16 +343,22 @@ class RecordingStore:
         if written is not None and written.text == text:
             return text, written.commands
         try:
-            return text, parse_node_file(text, node)
+            return text, parse_node_file(self._unsealed(node, text), node)
         except NodeFileInvalid as exc:
             raise RecordingError(node, f"corrupt recording file {path}: {exc}") from None
 
     @staticmethod
     def _read_text(node: str, path: Path) -> str:
         try:
-            return path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            data = path.read_bytes()
+        except OSError as exc:
             raise RecordingError(node, f"cannot read recording file {path}: {_first_line(exc)}") from None
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = data.count(b"\n", 0, exc.start) + 1
+            raise RecordingError(node, f"corrupt recording file {path}: line {line}: not UTF-8 text (cut inside a "
+                                       "character, or written by another tool)") from None
 
 
 def _as_result(node: str, command: str, episode: Episode) -> CommandResult:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pytest_gpufabric.errors import UsageError
+from pytest_gpufabric.exclusive.leases import NodeGuard
 from pytest_gpufabric.recording.modes import RecordMode
 from pytest_gpufabric.recording.store import RecordingStore
 from pytest_gpufabric.transport.base import CommandResult, Transport
@@ -42,7 +43,9 @@ class RecordingTransport:
         """Whether every command is answered from the recording (modes none, and once on an existing one)."""
         return self._replay_only
 
-    def run(self, node: str, command: str, timeout_s: float, *, item: str | None = None) -> CommandResult:
+    def run(self, node: str, command: str, timeout_s: float, *, item: str | None = None,
+            guard: NodeGuard | None = None) -> CommandResult:
+        """A ``guard`` reaches the live transport only (a replayed command has nothing to lease)."""
         if self._replay_only:
             return self.store.find(node, command, item)
         if self.mode is RecordMode.NEW_EPISODES:
@@ -50,9 +53,14 @@ class RecordingTransport:
             if replayed is not None:
                 return replayed
         assert self._live is not None  # checked in __init__ for every mode that runs live
-        result = self._live.run(node, command, timeout_s, item=item)
+        result = self._live.run(node, command, timeout_s, item=item, guard=guard)
         self.store.add(result, item, replace_older_runs=self.mode is RecordMode.ALL)
         return result
+
+    def stop_run(self, node: str, run_id: str) -> None:
+        """Stops reach the live transport only, and are never recorded."""
+        if self._live is not None and not self._replay_only:
+            self._live.stop_run(node, run_id)
 
     def close(self) -> None:
         if self._live is not None:

@@ -55,7 +55,8 @@ def read_pair_list(text: str, origin: str) -> list[tuple[str, str]]:
     return pairs
 
 
-def _leaf_of(inventory: Inventory) -> dict[str, str]:
+def leaf_of(inventory: Inventory) -> dict[str, str]:
+    """Node name -> the leaf switch of its first cabled NIC (by rail)."""
     leaves = {}
     for node in inventory.nodes:
         switch = next((nic.switch for nic in sorted(node.nics, key=lambda n: n.rail) if nic.switch), None)
@@ -72,7 +73,7 @@ def selected_node_pairs(policy: PairPolicy, inventory: Inventory) -> list[tuple[
     if policy.kind == "rounds":
         return select_pairs("round-robin", names, rounds=policy.rounds)
     if policy.kind == "same-leaf":
-        return select_pairs("same-leaf", names, switch_of=_leaf_of(inventory))
+        return select_pairs("same-leaf", names, switch_of=leaf_of(inventory))
     assert policy.path is not None
     try:
         text = policy.path.read_text(encoding="utf-8")

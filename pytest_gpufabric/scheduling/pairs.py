@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping, Sequence
+from itertools import islice
 from typing import TypeVar
 
 from pytest_gpufabric.errors import UsageError
-from pytest_gpufabric.scheduling.rounds import circle_rounds
+from pytest_gpufabric.scheduling.rounds import circle_rounds, iter_circle_rounds
 
 Member = TypeVar("Member", bound=Hashable)
 
@@ -22,7 +23,7 @@ def round_robin_pairs(members: Sequence[Member], rounds: int) -> list[tuple[Memb
     """The pairs of the first ``rounds`` circle rounds: every member meets ``rounds`` partners (a sample)."""
     if rounds < 1:
         raise UsageError(f"round-robin pair selection needs at least 1 round, got {rounds}")
-    return [pair for pairs in circle_rounds(members)[:rounds] for pair in pairs]
+    return [pair for pairs in islice(iter_circle_rounds(members), rounds) for pair in pairs]
 
 
 def same_leaf_pairs(members: Sequence[Member], switch_of: Mapping[Member, str]) -> list[tuple[Member, Member]]:

@@ -1,8 +1,10 @@
 """pytest hooks for exclusive resources: pair selection, round ordering, resource locks, schedule log,
-rounds and fault-localization summaries. Registered by the main plugin when a cluster is given.
+rounds, failure containment, stops and fault-localization summaries. Registered by the main plugin when a cluster
+is given.
 
 Under pytest-xdist every worker collects, filters and orders the same way (all deterministic); the
-controller chooses the lock directory and hands it to the workers, and it alone prints the summaries.
+controller chooses the lock directory (by default the site's, shared by every run against it on this machine)
+and hands it, with its own host and PID, to the workers, and it alone prints the summaries.
 """
 
 from __future__ import annotations
@@ -11,8 +13,9 @@ import json
 import os
 import re
 import shutil
-import tempfile
-from collections.abc import Generator
+import socket
+import time
+from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,23 +27,30 @@ from pytest_gpufabric.checks.localization import (
     record_pair_outcomes,
     summary_lines,
 )
-from pytest_gpufabric.errors import UsageError
-from pytest_gpufabric.items import CheckTest, CheckTests
-from pytest_gpufabric.results import PROPERTY_KEY
+from pytest_gpufabric.errors import MeasurementMissing, UsageError
+from pytest_gpufabric.exclusive.down import DownMarks, NodeHealth
+from pytest_gpufabric.exclusive.leases import NodeGuard, holder_line
+from pytest_gpufabric.exclusive.lock_dir import default_lock_dir, prepare_lock_dir, run_dir
 from pytest_gpufabric.exclusive.locks import ResourceLocks
-from pytest_gpufabric.exclusive.names import is_exclusive, resources_of
+from pytest_gpufabric.exclusive.names import is_exclusive, resource_node, resources_of
 from pytest_gpufabric.exclusive.schedule_log import ScheduleLog
+from pytest_gpufabric.exclusive.stop import StopFlag
+from pytest_gpufabric.items import CheckTest, CheckTests
+from pytest_gpufabric.measuring.control import RunControl, traffic_bound
+from pytest_gpufabric.results import PROPERTY_KEY
 from pytest_gpufabric.scheduling.ordering import order_items_in_rounds, ordering_keys
 from pytest_gpufabric.scheduling.pair_option import rounds_summary
 from pytest_gpufabric.scheduling.estimate import CheckSweep, estimate_lines, mesh_estimate_lines, planned_sweeps
 from pytest_gpufabric.scheduling.progress import RoundProgress
 from pytest_gpufabric.scheduling.round_plan import plan_rounds
+from pytest_gpufabric.scheduling.stopping import StopWatch, stop_on_signals
 from pytest_gpufabric.measuring.engine import RoundEngine
 from pytest_gpufabric.measuring.mesh import MeshEngine, mesh_plan
 from pytest_gpufabric.checks.connectivity import mesh_spec
 from pytest_gpufabric.targets import NicPairTarget, NodePairTarget
 
 LOCK_DIR_INPUT = "gpufabric_lock_dir"
+CONTROLLER_INPUT = "gpufabric_controller"  # (host, pid) of the controller, for the holder lines of leases and locks
 ROUND_KEY = "gpufabric_round"
 DEFAULT_LOCK_TIMEOUT_S = 3600.0
 DURATION = re.compile(r"^(\d+(?:\.\d+)?)(s|m|h)?$")
@@ -61,42 +71,86 @@ class SchedulingPlugin:
         self.config = config
         self.fabric = session
         self.tests = tests
+        self.run_id = run_id
         self.policy = session.pair_policy
         self.node_pairs = list(session.node_pairs)
-        self.worker = str(config.workerinput["workerid"]) if hasattr(config, "workerinput") else "main"  # type: ignore[attr-defined]
-        self._own_lock_dir: Path | None = None
+        self.is_worker = hasattr(config, "workerinput")
+        self.worker = str(config.workerinput["workerid"]) if self.is_worker else "main"  # type: ignore[attr-defined]
         self.lock_dir = self._lock_dir()
-        self.locks = ResourceLocks(self.lock_dir, float(config.getoption("lock_timeout")))
+        self.run_dir = run_dir(self.lock_dir, run_id)
+        self.controller = self._controller()
+        holder = holder_line(run_id, *self.controller)
+        self.locks = ResourceLocks(self.lock_dir, float(config.getoption("lock_timeout")), identity=holder)
         log_path = config.getoption("schedule_log")
         self.schedule = ScheduleLog(log_path, session.scrubber) if log_path else None
-        if self.schedule is not None and not hasattr(config, "workerinput") and self.schedule.path.exists():
+        if self.schedule is not None and not self.is_worker and self.schedule.path.exists():
             self.schedule.path.unlink()  # a fresh log per run; workers only append
         self.outcomes: list[PairOutcome] = []
+        self.stop = StopFlag(self.run_dir)
+        self.marks = DownMarks(self.run_dir / "down")
+        factor, floor = float(config.getoption("bound_factor")), float(config.getoption("bound_floor"))
+
+        def guard_of(node: str, resources: Sequence[str]) -> NodeGuard:
+            return NodeGuard(run_id, holder, tuple(name for name in resources if resource_node(name) == node))
+
+        def bound_of(check_id: str) -> float | None:
+            expected = session.profile.test_times.get(check_id)
+            return traffic_bound(expected.seconds if expected else None, factor, floor)
+        session.health = NodeHealth(self.marks)
+        session.guard_of = guard_of
         self.engine = RoundEngine(
-            lambda node, command, timeout_s, cached, item: session.run(node, command, timeout_s, cached, item), self._rails,
-            self.locks, self.lock_dir / "rounds" / run_id, self.schedule, self.worker, session.fanout,
-            shares=int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) if hasattr(config, "workerinput") else 1)
+            lambda node, command, timeout_s, cached, item, guard: session.run(node, command, timeout_s, cached, item, guard),
+            self._rails, self.locks, self.run_dir / "rounds", self.schedule, self.worker, session.fanout,
+            shares=int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) if self.is_worker else 1,
+            control=RunControl(self.marks, self.stop, bound_of, guard_of))
         session.round_engine = self.engine
-        self.mesh = MeshEngine(lambda node, command, timeout_s, item: session.run(node, command, timeout_s, False, item),
-                               self.lock_dir / "rounds" / run_id)
+        self.mesh = MeshEngine(  # a node's mesh command is guarded too (its PID file: stopped with the run's traffic)
+            lambda node, command, timeout_s, item: session.run(node, command, timeout_s, False, item, guard_of(node, ())),
+            self.run_dir / "rounds", self.stop.reason)
         session.mesh_engine = self.mesh
         self.progress = RoundProgress(self._progress_line)
         self._terminal: Any = None
-        self._sweeps_file = self.lock_dir / "rounds" / run_id / "sweeps.json"  # the workers' plan, for the controller
+        self._sweeps_file = self.run_dir / "sweeps.json"  # the workers' plan, for the controller
         self._estimated = False
+        self._stopped_traffic = False
+        self._restore_signals = stop_on_signals(self.stop)
+        self._watch = StopWatch(self.stop, self._stop_traffic, os.getppid() if self.is_worker else None)
+        self._watch.start()
 
     def _lock_dir(self) -> Path:
-        if hasattr(self.config, "workerinput"):
+        if self.is_worker:
             return Path(self.config.workerinput[LOCK_DIR_INPUT])  # type: ignore[attr-defined]
         chosen = self.config.getoption("lock_dir")
-        if chosen:
-            return Path(chosen)
-        self._own_lock_dir = Path(tempfile.mkdtemp(prefix="gpufabric-locks-"))
-        return self._own_lock_dir
+        return prepare_lock_dir(Path(chosen) if chosen else default_lock_dir(self.fabric.inventory))
+
+    def _controller(self) -> tuple[str, int]:
+        """The controller's host and PID (this process, unless it is a worker)."""
+        if self.is_worker:
+            host, pid = self.config.workerinput[CONTROLLER_INPUT]  # type: ignore[attr-defined]
+            return str(host), int(pid)
+        return socket.gethostname(), os.getpid()
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput[LOCK_DIR_INPUT] = str(self.lock_dir)
+        node.workerinput[CONTROLLER_INPUT] = list(self.controller)
+
+    def _stop_traffic(self, reason: str) -> None:
+        """The run stopped: start no traffic test in this process, stop its traffic commands on their nodes."""
+        self.engine.halt()
+        if not self._stopped_traffic:
+            self._stopped_traffic = True
+            self.fabric.stop_traffic(self.run_id)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """xdist: a worker that died stops the run (its traffic may still be running on the nodes)."""
+        if error is not None:
+            workerid = getattr(node, "workerinput", {}).get("workerid", "a worker")
+            self.stop.set(f"worker {workerid} died: {str(error).strip().splitlines()[0] if str(error).strip() else 'crashed'}")
+
+    def pytest_keyboard_interrupt(self) -> None:
+        self.stop.set(f"interrupted (pid {os.getpid()})")
 
     def _resources(self, item: pytest.Item) -> tuple[str, ...]:
         test = self.tests.of(item)
@@ -196,10 +250,17 @@ class SchedulingPlugin:
             # rail items: the round engine holds the locks; mesh items probe with ICMP and ssh, no NIC of their own
             return (yield)
         with self.locks.hold(resources, owner=f"{item.nodeid} [{self.worker}]"):
-            if self.schedule is None:
-                return (yield)
-            with self.schedule.span(item.nodeid, resources, self.worker):
-                return (yield)
+            reason = self.stop.reason()
+            if reason is not None:
+                raise MeasurementMissing(f"{item.nodeid}: not run: the run stopped: {reason}")
+            self.fabric.held[item.nodeid] = resources  # its commands lease them on their nodes
+            try:
+                if self.schedule is None:
+                    return (yield)
+                with self.schedule.span(item.nodeid, resources, self.worker):
+                    return (yield)
+            finally:
+                del self.fabric.held[item.nodeid]
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, pytest.TestReport, pytest.TestReport]:
@@ -256,6 +317,12 @@ class SchedulingPlugin:
                                     f"rounds of disjoint pairs (lower bound for all pairs: {bound})")
         if self.schedule is not None:
             terminalreporter.write_line(f"schedule log: {self.schedule.path}")
+        for name, mark in sorted(self.marks.all().items()):
+            at = time.strftime("%H:%M:%S", time.localtime(mark.at)) + f".{int(mark.at * 1000) % 1000:03d}"
+            terminalreporter.write_line(f"marked down at {at} for the rest of the run: {name}: {mark.cause}")
+        reason = self.stop.reason()
+        if reason is not None:
+            terminalreporter.write_line(f"traffic stopped: {reason}")
         if not self.outcomes:
             return
         lines = summary_lines(localize(self.outcomes))
@@ -264,12 +331,21 @@ class SchedulingPlugin:
             terminalreporter.write_line(line)
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        self.engine.close(interrupted=exitstatus == pytest.ExitCode.INTERRUPTED)
-        self.mesh.close()
+        interrupted = exitstatus == pytest.ExitCode.INTERRUPTED
+        self.engine.close(interrupted=interrupted)
+        if interrupted or self.stop.reason() is not None:
+            self._stop_traffic(self.stop.reason() or "interrupted")
+        self.mesh.close()  # a wave still running ends by its bound, or by the stop above
+        self._stop_watching()  # no traffic is left to stop: a signal now only ends the process
+
+    def _stop_watching(self) -> None:
+        self._watch.close()
+        self._restore_signals()
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
-        if self._own_lock_dir is not None:
-            shutil.rmtree(self._own_lock_dir, ignore_errors=True)
+        self._stop_watching()
+        if not self.is_worker:
+            shutil.rmtree(self.run_dir, ignore_errors=True)
 
 
 

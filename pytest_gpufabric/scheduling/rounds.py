@@ -8,7 +8,7 @@ which meets the lower bound. With n odd a "bye" is added and each round leaves o
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from typing import TypeVar
 
 Member = TypeVar("Member", bound=Hashable)
@@ -31,26 +31,30 @@ def circle_rounds(members: Sequence[Member]) -> list[list[tuple[Member, Member]]
     n-1 rounds of n/2 pairs for n even, n rounds of (n-1)/2 pairs for n odd. Each pair is oriented as in
     ``members`` (earlier member first), so the result depends only on the order of ``members``.
     """
+    return list(iter_circle_rounds(members))
+
+
+def iter_circle_rounds(members: Sequence[Member]) -> Iterator[list[tuple[Member, Member]]]:
+    """The rounds of ``circle_rounds``, one at a time: the first K of 20,000 nodes cost K rounds, not all."""
     _check_unique(members)
     if len(members) < 2:
-        return []
+        return
     order = {member: index for index, member in enumerate(members)}
     slots: list[object] = list(members)
     if len(slots) % 2:
         slots.append(_BYE)
     count = len(slots)
-    rounds: list[list[tuple[Member, Member]]] = []
-    for _ in range(count - 1):
+    for number in range(count - 1):
+        # round r: slot 0 stays, the others turned r places (the circle method's rotation)
+        turned = [slots[0], *slots[count - number:], *slots[1:count - number]] if number else slots
         pairs: list[tuple[Member, Member]] = []
         for index in range(count // 2):
-            first, second = slots[index], slots[count - 1 - index]
+            first, second = turned[index], turned[count - 1 - index]
             if first is _BYE or second is _BYE:
                 continue
             a, b = sorted((first, second), key=lambda member: order[member])  # type: ignore[index]
             pairs.append((a, b))  # type: ignore[arg-type]
-        rounds.append(sorted(pairs, key=lambda pair: (order[pair[0]], order[pair[1]])))
-        slots = [slots[0], slots[-1], *slots[1:-1]]
-    return rounds
+        yield sorted(pairs, key=lambda pair: (order[pair[0]], order[pair[1]]))
 
 
 def directed_rounds(members: Sequence[Member]) -> list[list[tuple[Member, Member]]]:

@@ -1,8 +1,8 @@
 """SW-007: counters of every host-facing switch port, taken once before the first traffic test of the session
 and once after the last one, in whichever process gets there first (also under pytest-xdist).
 
-The snapshots are JSON files in the run's shared directory (the one the controller chose for the resource
-locks), written under a file lock, so every worker judges the same two snapshots. A traffic item is one
+The snapshots are JSON files in the run's own folder (inside the lock folder the controller chose), written
+under a file lock, so every worker judges the same two snapshots. A traffic item is one
 that occupies NICs or GPUs (``exclusive.names.is_traffic``); each one leaves a marker when it ends,
 and the after-snapshot waits (bounded) until every traffic item of the session has ended. The snapshot
 commands are recorded and replayed under their own item names, so a replay is deterministic.
@@ -152,10 +152,10 @@ def _port(snapshot: Snapshot, switch: str, port: str, phase: str) -> PortCounter
 
 
 def register(config: pytest.Config, session: Any, item_info: Callable[[pytest.Item], tuple[str | None, Any]]) -> None:
-    """Register the snapshot hooks when the site has switches (after the scheduling plugin, whose lock
-    directory it shares)."""
+    """Register the snapshot hooks when the site has switches (after the scheduling plugin, whose run folder it
+    shares)."""
     if not session.inventory.switches:
         return
     scheduling = config.pluginmanager.get_plugin("gpufabric-scheduling")
     timeout = float(config.getoption("lock_timeout"))
-    config.pluginmanager.register(CounterSnapshots(session, Path(scheduling.lock_dir), item_info, timeout), PLUGIN_NAME)
+    config.pluginmanager.register(CounterSnapshots(session, Path(scheduling.run_dir), item_info, timeout), PLUGIN_NAME)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+from pytest_gpufabric.exclusive.leases import NodeGuard
 from pytest_gpufabric.transport.base import CommandResult, Transport
 
 
@@ -18,8 +19,12 @@ class RoutedTransport:
     def _for(self, node: str) -> Transport:
         return self._special if node in self._routed else self._default
 
-    def run(self, node: str, command: str, timeout_s: float, *, item: str | None = None) -> CommandResult:
-        return self._for(node).run(node, command, timeout_s, item=item)
+    def run(self, node: str, command: str, timeout_s: float, *, item: str | None = None,
+            guard: NodeGuard | None = None) -> CommandResult:
+        return self._for(node).run(node, command, timeout_s, item=item, guard=guard)
+
+    def stop_run(self, node: str, run_id: str) -> None:
+        self._for(node).stop_run(node, run_id)
 
     def connect(self, node: str) -> None:
         connect = getattr(self._for(node), "connect", None)

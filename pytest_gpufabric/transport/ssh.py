@@ -14,9 +14,13 @@ import paramiko
 from fabric import Config, Connection
 
 from pytest_gpufabric.errors import TransportError
+from pytest_gpufabric.exclusive.leases import NodeGuard, busy_line, lease_error, stop_command
 from pytest_gpufabric.transport.base import CommandResult
 from pytest_gpufabric.transport.bounded import bounded_command, channel_timeout
 from pytest_gpufabric.transport.channel import run_on_channel
+
+STOP_TIMEOUT_S = 10.0  # bound of a stop command on its node
+SIGNALLED_EXIT = 128 + 15  # the status given a command a signal ended (a stop's SIGTERM, as a shell would say)
 
 
 @dataclass(frozen=True)
@@ -135,11 +139,12 @@ class SshTransport:
         """Open (or reuse) the node's connection; raises TransportError when it cannot be reached."""
         self._connect(node)
 
-    def run(self, node: str, command: str, timeout_s: float, *, item: str | None = None) -> CommandResult:
+    def run(self, node: str, command: str, timeout_s: float, *, item: str | None = None,
+            guard: NodeGuard | None = None) -> CommandResult:
         conn = self._connect(node)
         ep = self._endpoints[node]
         if ep.remote_shell:
-            wrapped, wait_s = bounded_command(command, timeout_s, sudo=ep.sudo), channel_timeout(timeout_s)
+            wrapped, wait_s = bounded_command(command, timeout_s, sudo=ep.sudo, guard=guard), channel_timeout(timeout_s)
         else:  # a switch CLI has no `timeout`: closing the channel at the bound ends the CLI session
             wrapped, wait_s = command, timeout_s
         started = time.monotonic()
@@ -150,13 +155,23 @@ class SshTransport:
             stdout, stderr, code = res.stdout, res.stderr, res.exit_code
             if code is None:
                 stderr, code = f"channel timed out after {wait_s:g} s", 124
-            elif code == -1:  # paramiko: the channel closed without an exit status (sshd or link gone)
+            elif code == -1 and conn.transport.is_active():  # ended by a signal: sshd sends no exit status then
+                stderr, code = stderr + "ended by a signal (no exit status)\n", SIGNALLED_EXIT
+            elif code == -1:  # paramiko: the channel closed without an exit status, with its connection (sshd or link gone)
                 raise ConnectionError("the channel closed without an exit status")
         except Exception as exc:  # the connection broke under the command
             self._failures[node] = f"connection lost: {describe_ssh_failure(exc)}"
             self._drop(node)
             raise TransportError(node, self._failures[node]) from None
+        refused = busy_line(code, stdout) if guard is not None else None
+        if refused is not None:
+            raise lease_error(node, refused)
         return CommandResult(node, command, stdout, stderr, code, round(time.monotonic() - started, 3))
+
+    def stop_run(self, node: str, run_id: str) -> None:
+        """Stop the run's guarded commands on ``node`` (nothing to do on a switch, or a node already lost)."""
+        if node in self._endpoints and self._endpoints[node].remote_shell and node not in self._failures:
+            self.run(node, stop_command(run_id), STOP_TIMEOUT_S)
 
     def _drop(self, node: str) -> None:
         conn = self._connections.pop(node, None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from pytest_gpufabric.exclusive.leases import NodeGuard
 from pytest_gpufabric.switches.readonly import require_read_only
 from pytest_gpufabric.transport.base import CommandResult, Transport
 
@@ -16,10 +17,15 @@ class ReadOnlySwitches:
         self.inner = inner
         self._switch_os = dict(switch_os)
 
-    def run(self, node: str, command: str, timeout_s: float, *, item: str | None = None) -> CommandResult:
+    def run(self, node: str, command: str, timeout_s: float, *, item: str | None = None,
+            guard: NodeGuard | None = None) -> CommandResult:
         if node in self._switch_os:
             require_read_only(node, self._switch_os[node], command)
-        return self.inner.run(node, command, timeout_s, item=item)
+        return self.inner.run(node, command, timeout_s, item=item, guard=guard)
+
+    def stop_run(self, node: str, run_id: str) -> None:
+        if node not in self._switch_os:
+            self.inner.stop_run(node, run_id)
 
     def connect(self, node: str) -> None:
         """Open the machine's connection where the inner transport has connections."""

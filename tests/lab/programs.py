@@ -18,7 +18,7 @@ OPERATORS = frozenset({";", "&", "&&", "|", "||", "|&", "(", ")", ";;", "\n"})
 SHELL_WORDS = frozenset({
     "!", "{", "}", "if", "then", "else", "elif", "fi", "for", "while", "until", "do", "done", "case", "esac",
     "in", ":", ".", "true", "false", "cd", "echo", "printf", "test", "[", "read", "export", "set", "unset",
-    "source", "return", "exit", "shift", "local", "wait", "trap", "eval", "mapfile",
+    "source", "return", "exit", "shift", "local", "wait", "trap", "eval", "mapfile", "continue", "break",
 })  # fmt: skip
 FUNCTION = re.compile(r"(?m)^\s*([A-Za-z_]\w*)\(\)\s*\{")
 ARITHMETIC = re.compile(r"\$?\(\([^()]*\)\)")

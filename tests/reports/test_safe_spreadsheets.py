@@ -13,6 +13,9 @@ import openpyxl
 import pytest
 from demo_runs import DEMO, replay
 
+from pytest_gpufabric.recording.integrity import PREFIX as INTEGRITY_PREFIX, seal
+from pytest_gpufabric.recording.nodefile import parse_node_file, render_node_file
+
 PLANTED = ('=HYPERLINK("http://x","y")', "@SUM(1+1)")
 CSV_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -27,7 +30,8 @@ def planted_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     text = text.replace("      version: 1.10.3-234.0.154.0\n", f"      version: {PLANTED[0]}\n", 1)
     text = text.replace("      version: 234.0.154.0\n", f"      version: {PLANTED[1]}\n", 1)
     assert PLANTED[0] in text and PLANTED[1] in text
-    node01.write_text(text, encoding="utf-8")
+    body = text[:text.rindex(INTEGRITY_PREFIX)]  # sealed again, as a store writes it: the copy is a recording of its own
+    node01.write_text(seal(render_node_file("node01", parse_node_file(body, "node01"))), encoding="utf-8")
     run = replay(work / "results", "-k", "test_bnxt_en_version or test_bnxt_re_version",
                  f"--gpufabric-report={work / 'report'}", "--gpufabric-paper=letter", recording=recording,
                  paths=("suites/acceptance/test_drivers.py",))

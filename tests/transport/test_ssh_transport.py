@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,7 +13,8 @@ import pytest
 from loopback_sshd import LOOPBACK, LoopbackSshd, free_port
 
 from pytest_gpufabric.errors import TransportError
-from pytest_gpufabric.transport.ssh import SshEndpoint, SshTransport
+from pytest_gpufabric.exclusive.leases import LeaseBusy, NodeGuard, holder_line
+from pytest_gpufabric.transport.ssh import SIGNALLED_EXIT, SshEndpoint, SshTransport
 
 
 def endpoint(sshd: LoopbackSshd, **changes: object) -> SshEndpoint:
@@ -132,3 +134,37 @@ def test_sshd_killed_between_commands_is_a_lost_connection(tmp_path: Path, sshd:
     finally:
         t.close()
         doomed.stop()
+
+
+def test_a_command_a_signal_ended_is_no_lost_connection(sshd: LoopbackSshd) -> None:
+    t = transport(sshd)
+    try:
+        ended = t.run("n1", "kill -TERM $$", 10)  # sshd then sends an exit signal, no exit status
+        assert ended.exit_code == SIGNALLED_EXIT and "ended by a signal" in ended.stderr
+        assert t.run("n1", "echo still here", 10).stdout == "still here\n" and t.connections_opened == {"n1": 1}
+    finally:
+        t.close()
+
+
+def test_guarded_commands_lease_their_nic_on_the_node_and_are_stopped_by_their_run(sshd: LoopbackSshd) -> None:
+    holder = NodeGuard("c0ffee000001", holder_line("c0ffee000001", "controller-a", 11), ("nic:n1/bnxt_re0",))
+    other = NodeGuard("c0ffee000002", holder_line("c0ffee000002", "controller-b", 22), ("nic:n1/bnxt_re0",))
+    t = transport(sshd)
+    try:
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            long_run = pool.submit(t.run, "n1", "sleep 60; echo never", 90, guard=holder)
+            deadline = time.monotonic() + 20
+            while True:  # until the first command holds its lease
+                try:
+                    t.run("n1", "true", 10, guard=other)
+                except LeaseBusy as busy:
+                    assert busy.line.endswith("is in use by run c0ffee000001 (controller controller-a pid 11)")
+                    break
+                assert time.monotonic() < deadline, "the first command never took its lease"
+                time.sleep(0.1)
+            started = time.monotonic()
+            t.stop_run("n1", holder.run_id)
+            assert long_run.result(timeout=30).exit_code == SIGNALLED_EXIT and time.monotonic() - started < 10
+        assert t.run("n1", "echo free", 10, guard=other).stdout == "free\n"
+    finally:
+        t.close()

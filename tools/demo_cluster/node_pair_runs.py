@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pytest_gpufabric.checks.perf import PairLegs, PerftestLeg, run_node_pair_legs
 from pytest_gpufabric.parsers.sections import frame
 from pytest_gpufabric.transport.base import CommandResult
-from pytest_gpufabric.transport.beside import BesideResults, Call
+from pytest_gpufabric.transport.beside import BesideResults, Call, StopAfter
 from tools.demo_cluster.outputs import Outputs
 
 PROGRAM = re.compile(r"^(?:serve|job) '(server|client) (\S+)'", re.MULTILINE)
@@ -38,7 +38,7 @@ class _Recorder:
         raise AssertionError(f"the node-pair runs send no single command: {command[:80]}")
 
     def run_beside(self, backgrounds: Sequence[Call], foregrounds: Sequence[Call], stops: Sequence[Call],
-                   grace_s: float) -> BesideResults:
+                   grace_s: float, stop_after: StopAfter | None = None) -> BesideResults:
         return BesideResults(tuple(map(self._answer, backgrounds)), tuple(map(self._answer, foregrounds)),
                              tuple(None for _ in stops))
 

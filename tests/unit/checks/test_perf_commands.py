@@ -24,7 +24,7 @@ from pytest_gpufabric.checks.perf_commands import (
     server_command,
     stop_command,
 )
-from pytest_gpufabric.errors import MeasurementMissing, UsageError
+from pytest_gpufabric.errors import MeasurementMissing, Unreachable, UsageError
 from pytest_gpufabric.evidence_runner import EvidenceRunner
 from pytest_gpufabric.exclusive.names import port_for
 from pytest_gpufabric.lab.perftest_standin import SCRIPT as STANDIN
@@ -144,6 +144,21 @@ def test_setup_failures_are_errors_and_a_running_server_is_stopped(answers: dict
     with pytest.raises(MeasurementMissing, match=re.escape(message)):
         run_leg(runner, "PERF-002", "t", LEG)
     assert any(result.command.startswith("{ read -r pid < /tmp/gpufabric-PERF-002-t-a-serves.pid") for result in runner.commands) == stopped
+
+
+def test_a_client_its_time_limit_ended_means_the_nics_could_not_exchange_traffic_and_the_next_leg_is_not_run() -> None:
+    back = PerftestLeg("n1/bnxt_re0->n2/bnxt_re0", "b-serves", "ib_write_bw", "n2", LEG.client, "n1", LEG.server, LEG.port, BW_FLAGS)
+    runner = ScriptedRunner({"--bind_source_ip": ("", 124), "echo $!": ("", STOPPED_EXIT)})
+    with pytest.raises(Unreachable, match="perftest client on n2 did not end within its time limit .exit 124."):
+        run_legs(runner, "PERF-002", "t", [LEG, back])
+    assert [result.command.split()[0] for result in runner.commands].count("p=0.05") == 1  # the second client: not run
+
+
+def test_a_client_that_waited_for_a_failed_server_names_the_servers_words() -> None:
+    runner = ScriptedRunner({"--bind_source_ip": ("", 124), "echo $!": (PORT_CLASH_SERVER, 1)})
+    with pytest.raises(MeasurementMissing, match="ended before its client connected .* .port clash.: Couldn't listen") as caught:
+        run_leg(runner, "PERF-002", "t", LEG)
+    assert not isinstance(caught.value, Unreachable)
 
 
 @pytest.fixture

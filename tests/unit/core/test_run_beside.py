@@ -77,3 +77,12 @@ def test_servers_start_together_and_clients_run_one_after_the_other() -> None:
     assert time.monotonic() - started < 1  # both servers at once
     assert [result.command for result in done.in_order] == ["serve", "serve", "client-1", "client-2"]
     assert nodes.ran.index("client-1") < nodes.ran.index("client-2")
+
+
+def test_after_a_foreground_that_stop_after_accepts_the_rest_is_not_run_and_backgrounds_are_stopped_at_once() -> None:
+    nodes = Nodes(serve_s=None)
+    started = time.monotonic()
+    done = run_beside(nodes.run, [("a", "serve", 5), ("b", "serve", 5)], [("b", "client-1", 5), ("a", "client-2", 5)],
+                      [("a", "stop", 5), ("b", "stop", 5)], grace_s=2, stop_after=lambda result: result.command == "client-1")
+    assert [result.command for result in done.foregrounds] == ["client-1"] and "client-2" not in nodes.ran
+    assert done.stops[0] is not None and time.monotonic() - started < 1.5  # no grace for servers nobody will use

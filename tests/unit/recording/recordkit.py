@@ -24,7 +24,7 @@ class SubprocessTransport:
     calls: list[tuple[str, str, str | None]] = field(default_factory=list)
     closed: bool = False
 
-    def run(self, node: str, command: str, timeout_s: float, *, item: str | None = None) -> CommandResult:
+    def run(self, node: str, command: str, timeout_s: float, *, item: str | None = None, guard: object = None) -> CommandResult:
         self.calls.append((node, command, item))
         if self.reachable is not None and node not in self.reachable:
             raise TransportError(node, "unreachable (no route to host)")

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from pytest_gpufabric.recording import RecordingStore, create_recording
+from pytest_gpufabric.recording.integrity import seal
 from pytest_gpufabric.recording.nodefile import Episode, render_node_file
 from pytest_gpufabric.recording.store import NodeCommands
 
@@ -24,7 +25,7 @@ def large_recording(recording_dir: Path) -> Path:
         commands[f"ethtool -S benic{number}p1"] = tuple(
             Episode(0, 0.05, f"test_stats[node01/benic{number}p1]", "run-1", stdout, "") for _ in range(2)
         )
-    (recording_dir / "nodes" / "node01.yaml").write_text(render_node_file("node01", commands), encoding="utf-8")
+    (recording_dir / "nodes" / "node01.yaml").write_text(seal(render_node_file("node01", commands)), encoding="utf-8")
     return recording_dir
 
 

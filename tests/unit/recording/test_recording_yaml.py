@@ -83,6 +83,7 @@ def test_multi_line_output_is_a_literal_block_with_its_tabs() -> None:
         "node: node01\n"
         "commands:\n"
         "- command: ethtool benic1p1\n"
+        "  digest: '393f9aaa0001a2f9'\n"  # of the command and its episodes (recording.integrity)
         "  episodes:\n"
         "  - exit_code: 0\n"
         "    duration_s: 0.250\n"

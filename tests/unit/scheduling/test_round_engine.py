@@ -33,7 +33,7 @@ class Rig:
         self.counting = threading.Lock()
 
     def engine(self, worker: str) -> RoundEngine:
-        engine = RoundEngine(lambda node, command, timeout_s, cached, item: CommandResult(node, command, item, "", 0, 0.0),
+        engine = RoundEngine(lambda node, command, timeout_s, cached, item, guard: CommandResult(node, command, item, "", 0, 0.0),
                              lambda check, target: target.rail_pairs(), ResourceLocks(self.tmp_path / "locks", 60),
                              self.tmp_path / "rounds", self.log, worker, None)
         engine.plan(self.plans)

@@ -66,7 +66,7 @@ class Recorder:
     def __init__(self) -> None:
         self.sent: list[tuple[str, str]] = []
 
-    def run(self, node: str, command: str, timeout_s: float, *, item: str | None = None) -> CommandResult:
+    def run(self, node: str, command: str, timeout_s: float, *, item: str | None = None, guard: object = None) -> CommandResult:
         self.sent.append((node, command))
         return CommandResult(node, command, "", "", 0, 0.0)
 
