@@ -75,13 +75,20 @@ def run_measured(argv: list[str], target_pid: int) -> dict[str, Any]:
             "maxrss_mb": round(usage.ru_maxrss / 1024, 1), "output": text}
 
 
-def measure(site: Path, work: Path, check: str, policy: str, workers: str, target_pid: int) -> dict[str, Any]:
-    """The collect-only run and the real run of ``check`` with ``-n workers``."""
+def measure(site: Path, work: Path, check: str, policy: str, workers: str, target_pid: int,
+            profile: Path | None = None) -> dict[str, Any]:
+    """The collect-only run and the real run of ``check`` with ``-n workers``; ``profile``: a folder where the real
+    run's processes are sampled by py-spy (every thread, xdist workers too; ``profile-nK.txt``: collapsed stacks)."""
     results, log = work / f"results-n{workers}", work / f"schedule-n{workers}.jsonl"
-    base = [sys.executable, "-m", "pytest", TESTS[check], f"--cluster={site}", f"--pair-policy={policy}", "-q",
-            "-p", "no:cacheprovider", "-n", workers]
+    options = [TESTS[check], f"--cluster={site}", f"--pair-policy={policy}", "-q", "-p", "no:cacheprovider", "-n", workers]
+    base = [sys.executable, "-m", "pytest", *options]
     collect = run_measured([*base, "--collect-only"], target_pid)
-    run = run_measured([*base, f"--gpufabric-results={results}", f"--schedule-log={log}"], target_pid)
+    live = base
+    if profile is not None:
+        profile.mkdir(parents=True, exist_ok=True)
+        live = [str(Path(sys.executable).with_name("py-spy")), "record", "--subprocesses", "--format", "raw", "--rate", "200",
+                "--nonblocking", "-o", str(profile / f"profile-n{workers}.txt"), "--", *base]
+    run = run_measured([*live, f"--gpufabric-results={results}", f"--schedule-log={log}"], target_pid)
     if run["returncode"] not in (0, 1):
         raise SystemExit(f"pytest exit {run['returncode']}:\n{run['output'][-4000:]}")
     records = [json.loads(line) for line in (results / "results.jsonl").read_text().splitlines()]
@@ -112,6 +119,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--pair-policy", default="rounds:1")
     parser.add_argument("--workers", nargs="+", default=["0", "2"])
     parser.add_argument("--json", type=Path, help="write the figures here")
+    parser.add_argument("--profile", type=Path, help="sample each real run's processes with py-spy (pip install py-spy) into this folder")
     args = parser.parse_args(argv)
     report: dict[str, Any] = {"nodes": args.nodes, "rails": args.rails, "check": args.check,
                               "pair_policy": args.pair_policy, "runs": []}
@@ -121,7 +129,8 @@ def main(argv: list[str]) -> int:
         assert target.pid is not None
         report["target_start_s"] = round(target.start_s or 0.0, 2)
         for workers in args.workers:
-            report["runs"].append(measure(site, work, args.check, args.pair_policy, workers, target.pid))
+            report["runs"].append(measure(site, work, args.check, args.pair_policy, workers, target.pid,
+                                          args.profile))
     report["target_cpu_s_total"] = target.server_cpu_s
     emit(report, args.json)
     return 0
