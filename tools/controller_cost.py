@@ -16,6 +16,10 @@ For each ``-n K`` it runs the check twice: ``--collect-only`` and for real, with
     .venv/bin/python -m tools.controller_cost --nodes 1024 --rails 8 --check PERF-002 --pair-policy rounds:1 \
         --workers 0 2 [--json OUT.json]
     .venv/bin/python -m tools.controller_cost --nodes 256 --rails 8 --check NET-001 --workers 2
+    .venv/bin/python -m tools.controller_cost --nodes 256 --rails 8 --workers 0 --more-rounds rounds:2
+
+``--more-rounds``: each ``-n`` again with more rounds; the difference is what a round costs in a sweep, beyond the
+run's fixed work (start-up, connections, the plan of the sign-off and the verdict line, which grow with the site).
 """
 
 from __future__ import annotations
@@ -78,8 +82,9 @@ def run_measured(argv: list[str], target_pid: int) -> dict[str, Any]:
 def measure(site: Path, work: Path, check: str, policy: str, workers: str, target_pid: int,
             profile: Path | None = None) -> dict[str, Any]:
     """The collect-only run and the real run of ``check`` with ``-n workers``; ``profile``: a folder where the real
-    run's processes are sampled by py-spy (every thread, xdist workers too; ``profile-nK.txt``: collapsed stacks)."""
-    results, log = work / f"results-n{workers}", work / f"schedule-n{workers}.jsonl"
+    run's processes are sampled by py-spy (every thread, xdist workers too; ``profile-nK-POLICY.txt``: collapsed stacks)."""
+    tag = f"n{workers}-{policy.replace(':', '')}"
+    results, log = work / f"results-{tag}", work / f"schedule-{tag}.jsonl"
     options = [TESTS[check], f"--cluster={site}", f"--pair-policy={policy}", "-q", "-p", "no:cacheprovider", "-n", workers]
     base = [sys.executable, "-m", "pytest", *options]
     collect = run_measured([*base, "--collect-only"], target_pid)
@@ -87,7 +92,7 @@ def measure(site: Path, work: Path, check: str, policy: str, workers: str, targe
     if profile is not None:
         profile.mkdir(parents=True, exist_ok=True)
         live = [str(Path(sys.executable).with_name("py-spy")), "record", "--subprocesses", "--format", "raw", "--rate", "200",
-                "--nonblocking", "-o", str(profile / f"profile-n{workers}.txt"), "--", *base]
+                "--nonblocking", "-o", str(profile / f"profile-{tag}.txt"), "--", *base]
     run = run_measured([*live, f"--gpufabric-results={results}", f"--schedule-log={log}"], target_pid)
     if run["returncode"] not in (0, 1):
         raise SystemExit(f"pytest exit {run['returncode']}:\n{run['output'][-4000:]}")
@@ -97,7 +102,7 @@ def measure(site: Path, work: Path, check: str, policy: str, workers: str, targe
     beyond = run["cpu_s"] - collect["cpu_s"]
     lines = run["output"].splitlines()
     return {
-        "workers": workers, "items": len(records), "nic_pairs": nic_pairs,
+        "workers": workers, "pair_policy": policy, "items": len(records), "nic_pairs": nic_pairs,
         "outcomes": {outcome: sum(r["outcome"] == outcome for r in records) for outcome in {r["outcome"] for r in records}},
         "wall_s": run["wall_s"], "cpu_s": run["cpu_s"], "collect_cpu_s": collect["cpu_s"],
         "collect_wall_s": collect["wall_s"], "beyond_collection_cpu_s": round(beyond, 2),
@@ -111,6 +116,16 @@ def measure(site: Path, work: Path, check: str, policy: str, workers: str, targe
     }
 
 
+def added_rounds(base: dict[str, Any], more: dict[str, Any]) -> dict[str, Any]:
+    """What the rounds of ``more`` beyond those of ``base`` cost the controller, per NIC pair they measured."""
+    pairs = more["nic_pairs"] - base["nic_pairs"]
+    cpu = more["cpu_s"] - base["cpu_s"]
+    return {"workers": base["workers"], "from": base["pair_policy"], "to": more["pair_policy"], "nic_pairs": pairs,
+            "cpu_s": round(cpu, 2), "per_nic_pair_ms": round(1000 * cpu / pairs, 3) if pairs > 0 else None,
+            "wall_s": round(more["wall_s"] - base["wall_s"], 2),
+            "load_average_at_start": [base["load_average_at_start"], more["load_average_at_start"]]}
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", type=int, default=1024)
@@ -118,6 +133,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--check", choices=sorted(TESTS), default="PERF-002")
     parser.add_argument("--pair-policy", default="rounds:1")
     parser.add_argument("--workers", nargs="+", default=["0", "2"])
+    parser.add_argument("--more-rounds", metavar="POLICY",
+                        help="also run each -n with this policy (e.g. rounds:2) and report what the rounds it adds cost "
+                             "per NIC pair (connections, start-up and the run's own sign-off work then cancel out)")
     parser.add_argument("--json", type=Path, help="write the figures here")
     parser.add_argument("--profile", type=Path, help="sample each real run's processes with py-spy (pip install py-spy) into this folder")
     args = parser.parse_args(argv)
@@ -129,8 +147,12 @@ def main(argv: list[str]) -> int:
         assert target.pid is not None
         report["target_start_s"] = round(target.start_s or 0.0, 2)
         for workers in args.workers:
-            report["runs"].append(measure(site, work, args.check, args.pair_policy, workers, target.pid,
-                                          args.profile))
+            base = measure(site, work, args.check, args.pair_policy, workers, target.pid, args.profile)
+            report["runs"].append(base)
+            if args.more_rounds:
+                more = measure(site, work, args.check, args.more_rounds, workers, target.pid, args.profile)
+                report["runs"].append(more)
+                report.setdefault("added_rounds", []).append(added_rounds(base, more))
     report["target_cpu_s_total"] = target.server_cpu_s
     emit(report, args.json)
     return 0
