@@ -268,6 +268,7 @@ class SchedulingPlugin:
         self.mesh.close()
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
+        self.locks.close()
         if self._own_lock_dir is not None:
             shutil.rmtree(self._own_lock_dir, ignore_errors=True)
 
