@@ -66,6 +66,19 @@ def send_small_packets_at_once(conn: Connection) -> None:
 HANDSHAKES_AT_ONCE = 32  # connections a process opens at the same time (key exchange and login)
 
 
+READER_WAKEUP_S = 1.0  # how often an idle connection's reader thread wakes up (paramiko: every 0.1 s)
+
+
+def wake_readers_less_often(conn: Connection) -> None:
+    """Let the connection's reader thread sleep ``READER_WAKEUP_S`` in its socket reads once connected (paramiko
+    sets 0.1 s: each connection's thread wakes 10 times a second to see whether it was closed). Data still wakes it
+    at once, and a close is not waited for: measured on the loopback target, 1,024 idle connections cost the
+    controller 0.22 CPU-s a second, ~29 CPU-s over one 135 s round of 1,024 x 8."""
+    sock = conn.transport.sock if conn.transport is not None else None
+    if isinstance(sock, socket.socket):
+        sock.settimeout(READER_WAKEUP_S)
+
+
 class SshTransport:
     """Opens at most one connection per node per process and reuses it for every command.
     A node whose connection failed is not retried in this process: its later items error at once.
@@ -125,6 +138,7 @@ class SshTransport:
             self._failures[node] = describe_ssh_failure(exc)
             raise TransportError(node, self._failures[node]) from None
         send_small_packets_at_once(conn)
+        wake_readers_less_often(conn)
         self.connections_opened[node] = self.connections_opened.get(node, 0) + 1
         self._connections[node] = conn
         return conn
