@@ -31,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -110,6 +111,7 @@ def measure(site: Path, work: Path, check: str, policy: str, workers: str, targe
         "per_item_ms": round(1000 * beyond / len(records), 3) if records else None,
         "target_cpu_s": run["target_cpu_s"], "maxrss_mb": run["maxrss_mb"],
         "sweep_s": round(max(s.end for s in spans) - min(s.start for s in spans), 2) if spans else None,
+        "measured_by_process": dict(sorted(Counter(s.worker for s in spans).items())),  # schedule-log spans each
         "load_average_at_start": run["load_average_at_start"],
         "progress_lines": [line for line in lines if " mesh" in line or " round " in line or " sweep" in line][:12],
         "summary": lines[-1] if lines else "",

@@ -75,7 +75,8 @@ class SchedulingPlugin:
         self.engine = RoundEngine(
             lambda node, command, timeout_s, cached, item: session.run(node, command, timeout_s, cached, item), self._rails,
             self.locks, self.lock_dir / "rounds" / run_id, self.schedule, self.worker, session.fanout,
-            shares=int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) if hasattr(config, "workerinput") else 1)
+            shares=int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) if hasattr(config, "workerinput") else 1,
+            own_share=worker_index(self.worker))
         session.round_engine = self.engine
         self.mesh = MeshEngine(lambda node, command, timeout_s, item: session.run(node, command, timeout_s, False, item),
                                self.lock_dir / "rounds" / run_id)
@@ -273,6 +274,12 @@ class SchedulingPlugin:
             shutil.rmtree(self._own_lock_dir, ignore_errors=True)
 
 
+
+
+def worker_index(worker: str) -> int:
+    """N of the xdist worker ``gwN`` (the part of each round it drives); 0 for the run's only process."""
+    number = worker.removeprefix("gw")
+    return int(number) if worker.startswith("gw") and number.isdigit() else 0
 
 
 def register(config: pytest.Config, session: Any, run_id: str, tests: CheckTests) -> None:
