@@ -16,6 +16,10 @@ For each ``-n K`` it runs the check twice: ``--collect-only`` and for real, with
     .venv/bin/python -m tools.controller_cost --nodes 1024 --rails 8 --check PERF-002 --pair-policy rounds:1 \
         --workers 0 2 [--json OUT.json]
     .venv/bin/python -m tools.controller_cost --nodes 256 --rails 8 --check NET-001 --workers 2
+    .venv/bin/python -m tools.controller_cost --nodes 256 --rails 8 --workers 0 --more-rounds rounds:2
+
+``--more-rounds``: each ``-n`` again with more rounds; the difference is what a round costs in a sweep, beyond the
+run's fixed work (start-up, connections, the plan of the sign-off and the verdict line, which grow with the site).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -75,13 +80,21 @@ def run_measured(argv: list[str], target_pid: int) -> dict[str, Any]:
             "maxrss_mb": round(usage.ru_maxrss / 1024, 1), "output": text}
 
 
-def measure(site: Path, work: Path, check: str, policy: str, workers: str, target_pid: int) -> dict[str, Any]:
-    """The collect-only run and the real run of ``check`` with ``-n workers``."""
-    results, log = work / f"results-n{workers}", work / f"schedule-n{workers}.jsonl"
-    base = [sys.executable, "-m", "pytest", TESTS[check], f"--cluster={site}", f"--pair-policy={policy}", "-q",
-            "-p", "no:cacheprovider", "-n", workers]
+def measure(site: Path, work: Path, check: str, policy: str, workers: str, target_pid: int,
+            profile: Path | None = None) -> dict[str, Any]:
+    """The collect-only run and the real run of ``check`` with ``-n workers``; ``profile``: a folder where the real
+    run's processes are sampled by py-spy (every thread, xdist workers too; ``profile-nK-POLICY.txt``: collapsed stacks)."""
+    tag = f"n{workers}-{policy.replace(':', '')}"
+    results, log = work / f"results-{tag}", work / f"schedule-{tag}.jsonl"
+    options = [TESTS[check], f"--cluster={site}", f"--pair-policy={policy}", "-q", "-p", "no:cacheprovider", "-n", workers]
+    base = [sys.executable, "-m", "pytest", *options]
     collect = run_measured([*base, "--collect-only"], target_pid)
-    run = run_measured([*base, f"--gpufabric-results={results}", f"--schedule-log={log}"], target_pid)
+    live = base
+    if profile is not None:
+        profile.mkdir(parents=True, exist_ok=True)
+        live = [str(Path(sys.executable).with_name("py-spy")), "record", "--subprocesses", "--format", "raw", "--rate", "200",
+                "--nonblocking", "-o", str(profile / f"profile-{tag}.txt"), "--", *base]
+    run = run_measured([*live, f"--gpufabric-results={results}", f"--schedule-log={log}"], target_pid)
     if run["returncode"] not in (0, 1):
         raise SystemExit(f"pytest exit {run['returncode']}:\n{run['output'][-4000:]}")
     records = read_records(results / "results.jsonl")[0]
@@ -90,7 +103,7 @@ def measure(site: Path, work: Path, check: str, policy: str, workers: str, targe
     beyond = run["cpu_s"] - collect["cpu_s"]
     lines = run["output"].splitlines()
     return {
-        "workers": workers, "items": len(records), "nic_pairs": nic_pairs,
+        "workers": workers, "pair_policy": policy, "items": len(records), "nic_pairs": nic_pairs,
         "outcomes": {outcome: sum(r["outcome"] == outcome for r in records) for outcome in {r["outcome"] for r in records}},
         "wall_s": run["wall_s"], "cpu_s": run["cpu_s"], "collect_cpu_s": collect["cpu_s"],
         "collect_wall_s": collect["wall_s"], "beyond_collection_cpu_s": round(beyond, 2),
@@ -98,10 +111,21 @@ def measure(site: Path, work: Path, check: str, policy: str, workers: str, targe
         "per_item_ms": round(1000 * beyond / len(records), 3) if records else None,
         "target_cpu_s": run["target_cpu_s"], "maxrss_mb": run["maxrss_mb"],
         "sweep_s": round(max(s.end for s in spans) - min(s.start for s in spans), 2) if spans else None,
+        "measured_by_process": dict(sorted(Counter(s.worker for s in spans).items())),  # schedule-log spans each
         "load_average_at_start": run["load_average_at_start"],
         "progress_lines": [line for line in lines if " mesh" in line or " round " in line or " sweep" in line][:12],
         "summary": lines[-1] if lines else "",
     }
+
+
+def added_rounds(base: dict[str, Any], more: dict[str, Any]) -> dict[str, Any]:
+    """What the rounds of ``more`` beyond those of ``base`` cost the controller, per NIC pair they measured."""
+    pairs = more["nic_pairs"] - base["nic_pairs"]
+    cpu = more["cpu_s"] - base["cpu_s"]
+    return {"workers": base["workers"], "from": base["pair_policy"], "to": more["pair_policy"], "nic_pairs": pairs,
+            "cpu_s": round(cpu, 2), "per_nic_pair_ms": round(1000 * cpu / pairs, 3) if pairs > 0 else None,
+            "wall_s": round(more["wall_s"] - base["wall_s"], 2),
+            "load_average_at_start": [base["load_average_at_start"], more["load_average_at_start"]]}
 
 
 def main(argv: list[str]) -> int:
@@ -111,7 +135,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--check", choices=sorted(TESTS), default="PERF-002")
     parser.add_argument("--pair-policy", default="rounds:1")
     parser.add_argument("--workers", nargs="+", default=["0", "2"])
+    parser.add_argument("--more-rounds", metavar="POLICY",
+                        help="also run each -n with this policy (e.g. rounds:2) and report what the rounds it adds cost "
+                             "per NIC pair (connections, start-up and the run's own sign-off work then cancel out)")
     parser.add_argument("--json", type=Path, help="write the figures here")
+    parser.add_argument("--profile", type=Path, help="sample each real run's processes with py-spy (pip install py-spy) into this folder")
     args = parser.parse_args(argv)
     report: dict[str, Any] = {"nodes": args.nodes, "rails": args.rails, "check": args.check,
                               "pair_policy": args.pair_policy, "runs": []}
@@ -121,7 +149,12 @@ def main(argv: list[str]) -> int:
         assert target.pid is not None
         report["target_start_s"] = round(target.start_s or 0.0, 2)
         for workers in args.workers:
-            report["runs"].append(measure(site, work, args.check, args.pair_policy, workers, target.pid))
+            base = measure(site, work, args.check, args.pair_policy, workers, target.pid, args.profile)
+            report["runs"].append(base)
+            if args.more_rounds:
+                more = measure(site, work, args.check, args.more_rounds, workers, target.pid, args.profile)
+                report["runs"].append(more)
+                report.setdefault("added_rounds", []).append(added_rounds(base, more))
     report["target_cpu_s_total"] = target.server_cpu_s
     emit(report, args.json)
     return 0

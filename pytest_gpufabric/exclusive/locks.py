@@ -1,29 +1,42 @@
-"""One file lock per exclusive resource (a NIC, a GPU, a port), taken all at once or not at all.
+"""One lock per exclusive resource (a NIC, a GPU, a perftest port), taken all at once or not at all.
 
 Every test that needs resources takes all of their locks before it starts, and frees them when it ends. It
 never holds a lock while it waits: when one of its resources is busy it frees what it took, pauses (10 ms,
 doubling up to 200 ms) and tries again, so a test stuck behind one busy NIC keeps no other NIC from the tests
-that could run. A test that cannot get all of its locks within the timeout fails with the name of the busy
-resource and, when known, the test and run that hold it.
+that could run, and no two tests can deadlock. A test that cannot get all of its locks within the timeout fails
+with the name of the busy resource and, when known, the test and run that hold it.
+
+The locks of every resource live in one file of the lock folder (``resources.lock``): a resource is a slot of
+``SLOT_BYTES`` bytes at an offset derived from its name, locked with an open-file-description record lock (Linux
+``F_OFD_SETLK``: it belongs to the descriptor of one ``ResourceLocks``, not to the process, so two of them exclude
+each other even in one process, and closing one releases only its own) and holding the holder's name while it is
+held. Threads sharing one ``ResourceLocks`` exclude each other with a lock of their own per slot first. So a
+process needs one file descriptor for all its locks: a 1,024-node x 8-rail round holds about 25,000 locks at
+once, more than the descriptors a process may open (one lock file each failed there with "Too many open
+files"); a lock costs two system calls and a release two.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import re
+import struct
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-
-from filelock import FileLock, Timeout
 
 from pytest_gpufabric.errors import GpufabricError
 
 UNSAFE_CHARS = re.compile(r"[^A-Za-z0-9_.-]+")
 FIRST_PAUSE_S = 0.01  # first pause of a test whose resources are not all free (doubling)
 LAST_PAUSE_S = 0.2
+LOCK_FILE = "resources.lock"
+SLOT_BYTES = 256  # a slot holds its holder's name: the test, and the run (id, controller host and PID)
+SLOTS = 1 << 31  # slots of the (sparse) lock file: 512 GiB of offsets, a few MB written
 
 
 class ResourceLockTimeout(GpufabricError):
@@ -43,10 +56,20 @@ def lock_file_name(resource: str) -> str:
     return f"{UNSAFE_CHARS.sub('_', resource)[:80]}-{digest}.lock"
 
 
+def _record(kind: int, slot: int) -> bytes:
+    """A ``struct flock`` for ``slot``'s bytes (l_type, l_whence, l_start, l_len, l_pid 0 as OFD locks require)."""
+    return struct.pack("@hhqqi4x", kind, os.SEEK_SET, slot * SLOT_BYTES, SLOT_BYTES, 0)
+
+
+def slot_of(resource: str) -> int:
+    """The slot of ``resource`` in the lock file (two names sharing one are locked together: never unsafe)."""
+    return int.from_bytes(hashlib.sha256(resource.encode("utf-8")).digest()[:8], "big") % SLOTS
+
+
 class ResourceLocks:
     """Exclusive locks on named resources, shared by every process that uses the same ``lock_dir``.
 
-    ``identity`` names this run to the holders' files (its id, its controller's host and PID), so that a second
+    ``identity`` names this run in the holders' slots (its id, its controller's host and PID), so that a second
     run on the same lock folder is told which run holds a resource."""
 
     def __init__(self, lock_dir: os.PathLike[str] | str, timeout_s: float, identity: str = "") -> None:
@@ -56,61 +79,86 @@ class ResourceLocks:
         self.timeout_s = timeout_s
         self.identity = identity
         self.lock_dir.mkdir(parents=True, exist_ok=True)
+        self._fd = os.open(self.lock_dir / LOCK_FILE, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        self._threads: dict[int, threading.Lock] = {}  # slot -> the lock the threads of this process take first
+        self._threads_guard = threading.Lock()
 
-    def _paths(self, resource: str) -> tuple[Path, Path]:
-        lock = self.lock_dir / lock_file_name(resource)
-        return lock, lock.with_suffix(".holder")
+    def close(self) -> None:
+        """Give the lock file's descriptor back (every lock still held through it with it)."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
 
-    def _holder(self, resource: str) -> str | None:
+    def _holder(self, slot: int) -> str | None:
+        text = os.pread(self._fd, SLOT_BYTES, slot * SLOT_BYTES).split(b"\0", 1)[0]
+        return text.decode("utf-8", errors="replace").strip() or None
+
+    def _thread_lock(self, slot: int) -> threading.Lock:
+        with self._threads_guard:
+            return self._threads.setdefault(slot, threading.Lock())
+
+    def _try(self, slot: int) -> bool:
+        """The slot's lock among this object's threads, then its record lock, without waiting."""
+        local = self._thread_lock(slot)
+        if not local.acquire(blocking=False):
+            return False
         try:
-            return self._paths(resource)[1].read_text(encoding="utf-8").strip() or None
-        except OSError:
-            return None
+            fcntl.fcntl(self._fd, fcntl.F_OFD_SETLK, _record(fcntl.F_WRLCK, slot))
+            return True
+        except (BlockingIOError, PermissionError):  # EAGAIN or EACCES: another holder has it
+            local.release()
+            return False
+        except BaseException:
+            local.release()
+            raise
+
+    def _give_back(self, slot: int) -> None:
+        """Clear the holder's name, release the record lock, then the threads' lock of the slot."""
+        try:
+            os.pwrite(self._fd, bytes(SLOT_BYTES), slot * SLOT_BYTES)
+        finally:
+            try:
+                fcntl.fcntl(self._fd, fcntl.F_OFD_SETLK, _record(fcntl.F_UNLCK, slot))
+            finally:
+                self._threads[slot].release()
 
     @contextmanager
     def hold(self, resources: Iterable[str], owner: str = "") -> Iterator[tuple[str, ...]]:
-        """Hold every lock of ``resources`` for the ``with`` body; yields the sorted names.
+        """Hold every lock of ``resources`` for the ``with`` body; yields the names, sorted.
 
         Raises ResourceLockTimeout, holding nothing, when the resources are not all free at once within the
         timeout (one deadline for all of them)."""
         names = tuple(sorted(set(resources)))
+        slots: dict[int, str] = {}
+        for name in names:
+            slots.setdefault(slot_of(name), name)
         deadline = time.monotonic() + self.timeout_s
         pause = FIRST_PAUSE_S
-        holder = f"{owner or 'unnamed'}{f' [{self.identity}]' if self.identity else ''} (pid {os.getpid()})\n"
+        who = f"{owner or 'unnamed'}{f' [{self.identity}]' if self.identity else ''} (pid {os.getpid()})"
+        holder = who.encode()[: SLOT_BYTES - 1].ljust(SLOT_BYTES, b"\0")
         while True:
-            taken, busy = self._take_all(names, holder)
+            taken, busy = self._take_all(sorted(slots), holder)
             if busy is None:
                 break
             left = deadline - time.monotonic()
             if left <= 0:
-                raise ResourceLockTimeout(busy, self.timeout_s, self._holder(busy))
+                raise ResourceLockTimeout(slots[busy], self.timeout_s, self._holder(busy))
             time.sleep(min(pause, left))
             pause = min(2 * pause, LAST_PAUSE_S)
         try:
             yield names
         finally:
-            self._release(taken)
+            for slot in reversed(taken):
+                self._give_back(slot)
 
-    def _take_all(self, names: tuple[str, ...], holder: str) -> tuple[list[tuple[FileLock, Path]], str | None]:
-        """Every lock of ``names`` without waiting: (the locks, None), or (nothing, the first busy name)."""
-        taken: list[tuple[FileLock, Path]] = []
-        for name in names:
-            lock_path, holder_path = self._paths(name)
-            lock = FileLock(str(lock_path))
-            try:
-                lock.acquire(blocking=False)
-            except Timeout:
-                self._release(taken)
-                return [], name
-            taken.append((lock, holder_path))
-            holder_path.write_text(holder, encoding="utf-8")
+    def _take_all(self, slots: list[int], holder: bytes) -> tuple[list[int], int | None]:
+        """Every slot's lock without waiting: (the slots, None), or (nothing, the first busy slot)."""
+        taken: list[int] = []
+        for slot in slots:
+            if not self._try(slot):
+                for held in reversed(taken):
+                    self._give_back(held)
+                return [], slot
+            taken.append(slot)
+            os.pwrite(self._fd, holder, slot * SLOT_BYTES)
         return taken, None
-
-    @staticmethod
-    def _release(taken: list[tuple[FileLock, Path]]) -> None:
-        for lock, holder_path in reversed(taken):
-            try:
-                holder_path.unlink()
-            except OSError:
-                pass
-            lock.release()

@@ -7,6 +7,7 @@ interleave. ``find_overlaps`` reads the records back and names every resource us
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import time
@@ -14,8 +15,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-
-from filelock import FileLock
 
 from pytest_gpufabric.errors import GpufabricError
 from pytest_gpufabric.recording.scrub import Scrubber
@@ -52,7 +51,6 @@ class ScheduleLog:
         self.path = Path(path)
         self._scrubber = scrubber if scrubber is not None else Scrubber()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._lock = FileLock(str(self.path) + ".lock")
 
     def append(self, record: ScheduleRecord) -> None:
         """Append one record as one line."""
@@ -61,12 +59,12 @@ class ScheduleLog:
         line = json.dumps({"item": record.item, "resources": [self._scrubber.scrub(r) for r in record.resources],
                            "start": record.start, "end": record.end, "worker": self._scrubber.scrub(record.worker)},
                           sort_keys=True) + "\n"  # item: the node id, kept as the reports keep it
-        with self._lock:
-            descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-            try:
-                os.write(descriptor, line.encode("utf-8"))
-            finally:
-                os.close(descriptor)
+        descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX)  # one line at a time from every process of the run
+            os.write(descriptor, line.encode("utf-8"))
+        finally:
+            os.close(descriptor)
 
     @contextmanager
     def span(self, item: str, resources: Iterable[str], worker: str) -> Iterator[None]:

@@ -2,9 +2,12 @@
 
 Scheduling puts the node-pair items of a check in rounds of disjoint node pairs. The processes of the run that
 reach a round measure it: each round is split in ``shares`` parts of disjoint items (under xdist, one per
-worker), and each part's rounds are driven, in order, by the first process whose item asks for one (a driver
-lock per part in the run's shared directory; the other processes wait for that part, and take over if its
-driver's session ends first). So with K workers each measures about 1/K of every round. A driver measures the
+worker), and each part's rounds are driven, in order, by one process (a driver lock per part in the run's shared
+directory): the process whose own part it is (``own_share``: worker N drives part N), as soon as any of its items
+asks for a round of the check; another process takes a part over only when nobody has driven it for
+``TAKEOVER_S`` while its items wait (a worker that got none of the check's items, or whose session ended). So with
+K workers each measures about 1/K of every round (the first process to ask took every part before: measured at
+256 x 8 with ``-n 2``, one worker measured all 128 node pairs). A driver measures the
 jobs of a round concurrently (at most ``fanout`` NIC pairs at once), each holding its own NIC/GPU/port locks, and
 stores the round's measurements for every process of the run. Every item of the round, in any process, then
 judges its own measurements. Commands run under their own item's name, so recordings and replays stay per item
@@ -69,6 +72,7 @@ DRIVER_POLL_S = 0.05  # how often an item waiting for its round looks for it (an
 LEASE_PAUSE_S = 1.0  # pause before a job refused by another run's lease is tried again
 UNBOUNDED_LEASE_WAIT_S = 60.0  # longest wait for another run's lease where the check has no bound
 SPLIT_FROM_NODE_PAIRS = 32  # rounds this large are shared by the run's processes (RoundPlan.split)
+TAKEOVER_S = 5.0  # how long items wait for another process's part of a round before this process drives it
 
 
 @dataclass(frozen=True)
@@ -159,11 +163,11 @@ class RoundEngine:
     """Measures rounds for the items of one pytest process (see the module docstring)."""
 
     def __init__(self, run: ItemRun, rails_of: RailsOf, locks: ResourceLocks, shared_dir: Path,
-                 schedule: ScheduleLog | None, worker: str, fanout: int | None, shares: int = 1,
+                 schedule: ScheduleLog | None, worker: str, fanout: int | None, shares: int = 1, own_share: int = 0,
                  control: RunControl | None = None) -> None:
         """``shared_dir``: private to this run and shared by its processes (the run's lock directory and id);
-        ``shares``: the processes of the run that measure (each round is driven in that many parts, each part by
-        the first process that asks for it: under xdist each worker drives about 1/K of every round)."""
+        ``shares``: the processes of the run that measure (each round is driven in that many parts); ``own_share``:
+        the part this process drives (under xdist, worker N drives part N of every round)."""
         self._run = run
         self._control = control
         self._nic_failures: dict[str, int] = {}  # NIC -> NIC pairs in a row that could not exchange traffic
@@ -175,6 +179,7 @@ class RoundEngine:
         self._fanout = fanout
         self._slots = threading.BoundedSemaphore(fanout) if fanout else None  # NIC pairs measured at once
         self._shares = max(1, shares)
+        self._own_share = own_share % self._shares
         self._plans: dict[str, RoundPlan] = {}  # item -> the part of its round it is measured in
         self._whole: dict[str, RoundPlan] = {}  # item -> its whole round (progress lines)
         self._lanes: dict[str, list[RoundPlan]] = {}  # lane -> its rounds (parts) in order
@@ -248,8 +253,14 @@ class RoundEngine:
         """The round's start time and measurements, from the check's driver: this process, or another one of the
         run (then read from what it stored). Nobody driving the check: this process becomes its driver."""
         stored = self._stored(plan)
+        own = f"{plan.check_id}#{self._own_share}"
         with self._guard:
             self._measure_of.setdefault(plan.lane, measure)
+            if plan.shares > 1 and own in self._lanes:
+                self._measure_of.setdefault(own, measure)
+        if plan.shares > 1 and own in self._lanes:
+            self._drive(own)  # this process's own part of the check's rounds, whichever part this item is in
+        waiting_since = time.monotonic()
         while True:
             with self._guard:
                 run = self._running.get(plan.key)
@@ -261,7 +272,8 @@ class RoundEngine:
             if stored.exists():
                 with stored.open("rb") as handle:
                     return pickle.load(handle)  # type: ignore[no-any-return]  # written by this run's own engine
-            if not self._drive(plan.lane):
+            mine = plan.shares == 1 or plan.share == self._own_share
+            if not ((mine or time.monotonic() - waiting_since >= TAKEOVER_S) and self._drive(plan.lane)):
                 time.sleep(DRIVER_POLL_S)  # the driver has not reached this round yet
 
     def _drive(self, lane: str) -> bool:

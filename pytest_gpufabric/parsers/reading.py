@@ -43,6 +43,7 @@ USED, KNOWN, UNREAD = "used", "known", "unread"
 NOT_RECOGNIZED = "not recognized"
 REFUSAL_EXAMPLES = 3  # unread lines quoted in the message of a refused output
 _THOUSANDS = re.compile(r"^\d{1,3}(,\d{3})+$")
+_DECIMAL = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)")
 _MISSING_VALUES = frozenset({"N/A", "n/a", "NA", "-"})
 
 
@@ -210,7 +211,7 @@ def count(text: str, what: str) -> int | None:
 def decimal(text: str, what: str) -> float:
     """A finite decimal number; ``Unfit`` naming ``what`` otherwise."""
     value = text.strip()
-    if not re.fullmatch(r"[+-]?(\d+(\.\d*)?|\.\d+)", value):
+    if not _DECIMAL.fullmatch(value):
         raise Unfit(f"{what}: expected a number, found {value!r}")
     return float(value)
 

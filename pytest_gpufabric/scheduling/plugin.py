@@ -102,6 +102,7 @@ class SchedulingPlugin:
             lambda node, command, timeout_s, cached, item, guard: session.run(node, command, timeout_s, cached, item, guard),
             self._rails, self.locks, self.run_dir / "rounds", self.schedule, self.worker, session.fanout,
             shares=int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) if self.is_worker else 1,
+            own_share=worker_index(self.worker),
             control=RunControl(self.marks, self.stop, bound_of, guard_of))
         session.round_engine = self.engine
         self.mesh = MeshEngine(  # a node's mesh command is guarded too (its PID file: stopped with the run's traffic)
@@ -344,10 +345,17 @@ class SchedulingPlugin:
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         self._stop_watching()
+        self.locks.close()
         if not self.is_worker:
             shutil.rmtree(self.run_dir, ignore_errors=True)
 
 
+
+
+def worker_index(worker: str) -> int:
+    """N of the xdist worker ``gwN`` (the part of each round it drives); 0 for the run's only process."""
+    number = worker.removeprefix("gw")
+    return int(number) if worker.startswith("gw") and number.isdigit() else 0
 
 
 def register(config: pytest.Config, session: Any, run_id: str, tests: CheckTests) -> None:

@@ -85,13 +85,13 @@ class RunReporting:
         """Runs after every sessionfinish hook, so results.jsonl is complete (sorted) by now."""
         if not self.files.started:
             return
-        from pytest_gpufabric.reporting.acceptance.build import build_report
-
         terminalreporter.write_sep("-", "gpufabric acceptance")
         try:
             terminalreporter.write_line(self._verdict_line())
             if self.report_dir is None:
                 return
+            from pytest_gpufabric.reporting.acceptance.build import build_report  # pandas, matplotlib: when asked
+
             files = build_report(self.files.directory.path, self.report_dir, self.recording, paper=self.paper,
                                  compare_with=self.baseline)
         except GpufabricError as exc:

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
 import random
+import threading
 import time
 from pathlib import Path
 
@@ -145,3 +147,39 @@ def test_lock_file_names_are_safe_and_distinct(first: str, second: str) -> None:
 def test_timeout_must_be_positive(tmp_path: Path) -> None:
     with pytest.raises(ValueError):
         ResourceLocks(tmp_path, timeout_s=0)
+
+
+def test_threads_of_one_process_exclude_each_other(tmp_path: Path) -> None:
+    """Threads sharing one ResourceLocks (one descriptor) must never share a resource."""
+    locks = ResourceLocks(tmp_path / "locks", timeout_s=30)
+    log_path = tmp_path / "schedule.jsonl"
+    log = ScheduleLog(log_path)
+    items = [(f"item-{i}", ["nic:node01/bnxt_re0", f"nic:node0{2 + i % 3}/bnxt_re0"]) for i in range(12)]
+
+    def run(item: str, resources: list[str]) -> None:
+        with locks.hold(resources, owner=item), log.span(item, resources, "gw0"):
+            time.sleep(0.01)
+    threads = [threading.Thread(target=run, args=item) for item in items]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    records = log.read()
+    assert len(records) == 12
+    assert find_overlaps(records) == []
+
+
+def test_many_locks_held_at_once_need_one_descriptor(tmp_path: Path) -> None:
+    """A 1,024 x 8 round holds about 25,000 locks at once: more than a process may open files."""
+    names = [f"nic:node{n:04d}/bnxt_re{r}" for n in range(1024) for r in range(8)]
+    before = len(os.listdir("/proc/self/fd"))
+    locks = ResourceLocks(tmp_path / "locks", timeout_s=5)
+    with locks.hold(names, owner="round") as held:
+        assert len(os.listdir("/proc/self/fd")) <= before + 1
+        assert held == tuple(sorted(names))
+        with pytest.raises(ResourceLockTimeout) as caught, ResourceLocks(tmp_path / "locks", timeout_s=0.2).hold([names[5]]):
+            pytest.fail("the lock is held through another descriptor of this process")
+        assert "held by round (pid" in str(caught.value)
+    with ResourceLocks(tmp_path / "locks", timeout_s=0.2).hold(names[:3]):
+        pass
+    locks.close()

@@ -9,8 +9,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from pytest_gpufabric.exclusive import ResourceLocks, ScheduleLog, find_overlaps, port_for
 from pytest_gpufabric.inventory import Inventory
+from pytest_gpufabric.measuring import engine as engine_module
 from pytest_gpufabric.measuring.engine import RoundEngine
 from pytest_gpufabric.measuring.rails import RailRunner
 from pytest_gpufabric.scheduling.round_plan import plan_rounds
@@ -32,10 +35,10 @@ class Rig:
         self.measured: Counter[str] = Counter()
         self.counting = threading.Lock()
 
-    def engine(self, worker: str) -> RoundEngine:
+    def engine(self, worker: str, shares: int = 1, own_share: int = 0) -> RoundEngine:
         engine = RoundEngine(lambda node, command, timeout_s, cached, item, guard: CommandResult(node, command, item, "", 0, 0.0),
                              lambda check, target: target.rail_pairs(), ResourceLocks(self.tmp_path / "locks", 60),
-                             self.tmp_path / "rounds", self.log, worker, None)
+                             self.tmp_path / "rounds", self.log, worker, None, shares, own_share)
         engine.plan(self.plans)
         return engine
 
@@ -105,3 +108,43 @@ def test_large_rounds_are_shared_by_the_processes_small_ones_stay_whole() -> Non
     assert sorted(member.nodeid for part in parts for member in part.members) == sorted(m.nodeid for m in members)
     small = RoundPlan("PERF-002", 1, 3, members[:8])
     assert small.split(2) == [small] and small.lane == "PERF-002" and small.key == "PERF-002-round00001"
+
+
+def test_each_worker_drives_its_own_part_of_every_round(demo_inventory: Inventory, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two workers, rounds split in 2: worker N measures part N of every round, even when its items are all of the
+    other part and it asks first (the first to ask took every part before)."""
+    monkeypatch.setattr(engine_module, "SPLIT_FROM_NODE_PAIRS", 2)  # the demo's rounds of 3 node pairs split
+    rig = Rig(demo_inventory, tmp_path)
+    parts = {member.nodeid: part.share for plan in rig.plans for part in plan.split(2) for member in part.members}
+    assert set(parts.values()) == {0, 1}
+    asks = {"gw0": [item for item, share in parts.items() if share == 1], "gw1": [item for item, share in parts.items() if share == 0]}
+    engines = {worker: rig.engine(worker, 2, index) for index, worker in enumerate(asks)}
+    got: dict[str, Any] = {}
+    threads = [threading.Thread(target=_take, args=(engines[worker], rig, asks[worker], got)) for worker in asks]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    for engine in engines.values():
+        engine.close()
+    assert len(got) == 15 and all(rail.value == nodeid for nodeid, rails in got.items() for rail in rails)
+    assert set(rig.measured.values()) == {1} and len(rig.measured) == 120
+    spans = rig.log.read()
+    split = {member.nodeid for plan in rig.plans if len(plan.split(2)) == 2 for member in plan.members}
+    assert len(split) >= 10  # a round of one node pair stays whole, with whoever asks first
+    assert {span.item: span.worker for span in spans if span.item in split} == {item: f"gw{parts[item]}" for item in split}
+    assert find_overlaps(spans) == []
+
+
+def test_a_part_nobody_drives_is_taken_over(demo_inventory: Inventory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Worker 1 never asks (it got none of the check's items): worker 0 drives part 1 too, after TAKEOVER_S."""
+    monkeypatch.setattr(engine_module, "SPLIT_FROM_NODE_PAIRS", 2)
+    monkeypatch.setattr(engine_module, "TAKEOVER_S", 0.2)
+    rig = Rig(demo_inventory, tmp_path)
+    engine = rig.engine("gw0", 2, 0)
+    got: dict[str, Any] = {}
+    _take(engine, rig, [member.nodeid for plan in rig.plans for member in plan.members], got)
+    engine.close()
+    assert len(got) == 15 and set(rig.measured.values()) == {1} and len(rig.measured) == 120
+    assert {span.worker for span in rig.log.read()} == {"gw0"}
