@@ -9,6 +9,7 @@ from pathlib import Path
 
 from pytest_gpufabric.parsers.sections import HEADER
 from pytest_gpufabric.recording.nodefile import parse_node_file, render_node_file
+from pytest_gpufabric.recording.integrity import seal
 
 BW_ROW = re.compile(r"^(\s*\d+\s+\d+\s+)(\d+\.\d+)(\s+)(\d+\.\d+)(\s+\d+\.\d+\s*)$")
 
@@ -41,5 +42,5 @@ def inject_regression(recording: Path, into: Path, node: str, command_part: str,
     (command,) = [c for c in commands if command_part in c]
     commands[command] = tuple(dataclasses.replace(e, stdout=_scaled_section(e.stdout, section, factor))
                               for e in commands[command])
-    path.write_text(render_node_file(node, commands), encoding="utf-8")
+    path.write_text(seal(render_node_file(node, commands)), encoding="utf-8")  # sealed again: a recording of its own
     return command
