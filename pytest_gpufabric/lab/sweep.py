@@ -74,8 +74,10 @@ def remove_lab(lab_id: str) -> None:
     for netns in namespaces:
         delete_namespace(netns)
     root_veth = f"gfl-{lab_id}"
-    if ip("link", "show", "dev", root_veth, check=False).returncode == 0:
-        ip("link", "delete", "dev", root_veth)
+    # The kernel removes the veth with its peer's namespace, in its own time: gone between the two is removed.
+    deleted = ip("link", "delete", "dev", root_veth, check=False)
+    if deleted.returncode != 0 and ip("link", "show", "dev", root_veth, check=False).returncode == 0:
+        raise LabError(f"ip link delete dev {root_veth} exited {deleted.returncode}: {deleted.stderr.strip()}")
     shutil.rmtree(lab_dir(lab_id), ignore_errors=True)
     left = lab_namespaces(lab_id)
     if left:
