@@ -18,8 +18,8 @@ prologue (``guard_prologue``), inside the ``timeout`` that bounds it:
    longer locked is a leftover of an ended run and is removed.
 
 ``<state>`` is ``/run/gpufabric`` where the command may write under ``/run`` (root), else ``/tmp/gpufabric-<uid>``;
-``GPUFABRIC_NODE_STATE`` in the command's environment names another (the many-node loopback target gives each
-node name its own, as separate machines have: else every node of it would queue on one guard lock).
+a node whose environment names ``GPUFABRIC_NODE_STATE`` keeps it there (the loopback target's simulated nodes, all
+on one host, each in its own home: one shared guard lock made 64 nodes wait on each other).
 """
 
 from __future__ import annotations
@@ -38,8 +38,9 @@ GUARD_WAIT_S = 10
 STOP_WAIT_S = 2.0  # longest a stop waits for the stopped commands to end
 EXIT_FUNCTION = "_gf_exit"  # the guard's EXIT trap, as a shell function (``guard_exit``)
 RUN_ID = re.compile(r"[0-9A-Za-z][0-9A-Za-z-]{5,63}")  # e.g. 20261127-101500-3f2a9c: shell- and file-safe
-STATE_ENV = "GPUFABRIC_NODE_STATE"  # a node's state folder where several node names share one machine (a lab)
-_STATE = f'_gf_s=/run/gpufabric; [ -w /run ] || _gf_s="/tmp/gpufabric-$EUID"; [ -z "${{{STATE_ENV}:-}}" ] || _gf_s=${STATE_ENV}'
+STATE_ENV = "GPUFABRIC_NODE_STATE"  # a node's own state folder, where several simulated nodes share one host
+_STATE = (f'_gf_s=${{{STATE_ENV}:-/run/gpufabric}}; [ -n "${{{STATE_ENV}:-}}" ] || [ -w /run ] || '
+          '_gf_s="/tmp/gpufabric-$EUID"')
 
 
 class LeaseError(GpufabricError):

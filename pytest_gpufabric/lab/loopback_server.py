@@ -3,7 +3,7 @@
 Run by ``LoopbackTarget`` as ``python -m pytest_gpufabric.lab.loopback_server CONFIG.json``. It listens on one
 port of many loopback addresses (one address per node; Linux routes all of 127.0.0.0/8 to ``lo``), accepts only
 the target's client key, and runs each command it is given with a real ``bash -c`` in the node's own home
-directory (``HOME``, ``GPUFABRIC_NODE``, its own lease and PID-file folder: ``GPUFABRIC_NODE_STATE``), with the target's stand-ins first on ``PATH``. The node is known by
+directory (``HOME``, ``GPUFABRIC_NODE``, and its node leases and PID files below it: ``GPUFABRIC_NODE_STATE``), with the target's stand-ins first on ``PATH``. The node is known by
 the local address the connection reached. Output is forwarded as it comes, then the exit status.
 
 An asyncssh server instead of sshd: one process and no process per connection, so 1,024 connections cost

@@ -17,6 +17,7 @@ from pytest_gpufabric.exclusive.leases import (
     LeaseBusy,
     NodeGuard,
     busy_line,
+    STATE_ENV,
     holder_line,
     lease_error,
     stop_command,
@@ -32,16 +33,14 @@ def guard(run_id: str, *resources: str) -> NodeGuard:
 
 
 class Node:
-    """A node's shell, its lease state in a folder of the test's own: the scripts' ``/run`` and ``/tmp`` choice is
-    replaced by that folder."""
+    """A node's shell, its lease state in a folder of the test's own (``GPUFABRIC_NODE_STATE``)."""
 
     def __init__(self, state: Path) -> None:
         self.state = state
         self.started: list[subprocess.Popen[str]] = []
 
     def script(self, command: str, timeout_s: float, run_guard: NodeGuard | None) -> str:
-        text = bounded_command(command, timeout_s, guard=run_guard)
-        return text.replace("_gf_s=/run/gpufabric; [ -w /run ] || _gf_s=\"/tmp/gpufabric-$EUID\"", f"_gf_s={self.state}")
+        return f"export {STATE_ENV}={self.state}\n{bounded_command(command, timeout_s, guard=run_guard)}"
 
     def start(self, command: str, run_guard: NodeGuard | None = None, timeout_s: float = 20) -> subprocess.Popen[str]:
         process = subprocess.Popen(["bash", "-c", self.script(command, timeout_s, run_guard)], text=True,
