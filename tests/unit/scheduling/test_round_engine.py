@@ -81,19 +81,24 @@ def test_one_driver_for_two_workers_whichever_round_they_ask_first(demo_inventor
     rig = Rig(demo_inventory, tmp_path)
     items = [member.nodeid for plan in rig.plans for member in plan.members]
     halves = {"gw0": items[: len(items) // 2], "gw1": items[len(items) // 2:][::-1]}
+    got = _take_in_threads({worker: rig.engine(worker) for worker in halves}, rig, halves)
+    assert len(got) == 15 and all(rail.value == nodeid for nodeid, rails in got.items() for rail in rails)
+    assert set(rig.measured.values()) == {1} and len(rig.measured) == 120  # each NIC pair measured once in the run
+    spans = rig.log.read()
+    assert len({span.worker for span in spans}) == 1 and find_overlaps(spans) == []
+
+
+def _take_in_threads(engines: dict[str, RoundEngine], rig: Rig, asks: dict[str, list[str]]) -> dict[str, Any]:
+    """Each worker's engine takes its items in a thread of its own, as xdist workers do; what they got."""
     got: dict[str, Any] = {}
-    engines = {worker: rig.engine(worker) for worker in halves}
-    threads = [threading.Thread(target=_take, args=(engines[worker], rig, halves[worker], got)) for worker in halves]
+    threads = [threading.Thread(target=_take, args=(engines[worker], rig, asks[worker], got)) for worker in asks]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(timeout=120)
     for engine in engines.values():
         engine.close()
-    assert len(got) == 15 and all(rail.value == nodeid for nodeid, rails in got.items() for rail in rails)
-    assert set(rig.measured.values()) == {1} and len(rig.measured) == 120  # each NIC pair measured once in the run
-    spans = rig.log.read()
-    assert len({span.worker for span in spans}) == 1 and find_overlaps(spans) == []
+    return got
 
 
 def test_large_rounds_are_shared_by_the_processes_small_ones_stay_whole() -> None:
@@ -119,15 +124,7 @@ def test_each_worker_drives_its_own_part_of_every_round(demo_inventory: Inventor
     parts = {member.nodeid: part.share for plan in rig.plans for part in plan.split(2) for member in part.members}
     assert set(parts.values()) == {0, 1}
     asks = {"gw0": [item for item, share in parts.items() if share == 1], "gw1": [item for item, share in parts.items() if share == 0]}
-    engines = {worker: rig.engine(worker, 2, index) for index, worker in enumerate(asks)}
-    got: dict[str, Any] = {}
-    threads = [threading.Thread(target=_take, args=(engines[worker], rig, asks[worker], got)) for worker in asks]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
-    for engine in engines.values():
-        engine.close()
+    got = _take_in_threads({worker: rig.engine(worker, 2, index) for index, worker in enumerate(asks)}, rig, asks)
     assert len(got) == 15 and all(rail.value == nodeid for nodeid, rails in got.items() for rail in rails)
     assert set(rig.measured.values()) == {1} and len(rig.measured) == 120
     spans = rig.log.read()
