@@ -13,7 +13,7 @@ from pytest_gpufabric.catalog import SCOPES, CheckSpec, item_scopes
 from pytest_gpufabric.checks.cabling_plan import PLAN_KEY, inventory_plan, load_cabling_plan
 from pytest_gpufabric.collection_estimate import ItemEstimate, check_test_scopes, estimate
 from pytest_gpufabric.collection_gc import CollectionGc, process_ends_with_session
-from pytest_gpufabric.collection_memory import share_calls, slim_item
+from pytest_gpufabric.collection_memory import CollectionShare, item_runs, reorder_only_where_needed, share_calls, slim_item
 from pytest_gpufabric.context import CheckContext
 from pytest_gpufabric.errors import GpufabricError, TransportError, UsageError
 from pytest_gpufabric.items import CheckTest, CheckTests
@@ -43,6 +43,7 @@ RUN_ID_KEY = pytest.StashKey[str]()
 TESTS_KEY = pytest.StashKey[CheckTests]()
 PARAMETERS_KEY = pytest.StashKey[dict[str, list[Any]]]()
 CALLS_KEY = pytest.StashKey[dict[str, Any]]()  # scope -> the call specs of its first check test (shared)
+SHARE_KEY = pytest.StashKey[CollectionShare]()  # what the collected items of this process share
 ESTIMATE_KEY = pytest.StashKey[ItemEstimate]()
 RUN_ID_INPUT = "gpufabric_run_id"
 
@@ -67,6 +68,7 @@ def pytest_configure(config: pytest.Config) -> None:
     tests = config.stash[TESTS_KEY] = CheckTests()
     config.stash[PARAMETERS_KEY] = {}
     config.stash[CALLS_KEY] = {}
+    config.stash[SHARE_KEY] = CollectionShare()
     try:
         options = read_options(config)
         if options.cluster is None:
@@ -275,7 +277,20 @@ def pytest_itemcollected(item: pytest.Item) -> None:
     """Each item as it is built: drop and share what pytest keeps per item until it runs (``collection_memory``);
     the memory freed goes to the next items, so the peak is lower."""
     if _session(item.config) is not None:
-        slim_item(item)
+        slim_item(item, item.config.stash[SHARE_KEY])
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection(session: pytest.Session) -> None:
+    if _session(session.config) is not None:
+        reorder_only_where_needed(session.config)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, None, Any]:
+    """An item's own stash and per-run lists while it runs (``collection_memory.item_runs``)."""
+    with item_runs(item):
+        return (yield)
 
 
 @pytest.fixture

@@ -7,6 +7,9 @@ from pathlib import Path
 import pytest
 from sitekit import Site
 
+import pytest_gpufabric.parsers.all  # noqa: F401  # every parser registered once per process, before any in-process
+# pytest run of a test (pytester restores the modules it found; a parser module imported inside a run was imported
+# again by the next one, and registered twice)
 from pytest_gpufabric.expectations import known_profiles
 from pytest_gpufabric.inventory import Inventory, load_inventory
 
