@@ -229,8 +229,9 @@ class SchedulingPlugin:
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         """Shared (read-only) items first, then the traffic items in rounds (pairs are collected in round order)."""
-        shared, exclusive = [], []
+        exclusive = []
         exclusive_tests: dict[CheckTest, bool] = {}
+        kept = 0  # the shared items moved up in place: no second list of every item (5.6 M at 20,000 nodes)
         for item in items:
             test = self.tests.of(item)
             is_traffic = exclusive_tests.get(test)
@@ -241,8 +242,10 @@ class SchedulingPlugin:
             if target is not None:
                 exclusive.append((item, ordering_keys(target)))
             else:
-                shared.append(item)
-        items[:] = shared + [item for item, _ in order_items_in_rounds(exclusive, lambda entry: entry[1])]
+                items[kept] = item
+                kept += 1
+        del items[kept:]
+        items.extend(item for item, _ in order_items_in_rounds(exclusive, lambda entry: entry[1]))
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, None, None]:

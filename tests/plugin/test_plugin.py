@@ -46,7 +46,9 @@ def test_platform_mismatch_is_skipped_with_reason(site: Site) -> None:
     site.healthy_recording()
     result = site.run("--replay", str(site.recording), "-rs")
     result.assert_outcomes(passed=3, skipped=1)
-    assert "LNK-005 applies to broadcom; node02/bnxt_re0 is amd/baremetal" in result.stdout.str()
+    assert "LNK-005 applies to broadcom; not to amd/baremetal machines" in result.stdout.str()  # one reason per kind
+    skipped = [record["node_id"] for record in site.results() if record["outcome"] == "skipped"]
+    assert skipped == ["test_checks.py::test_mtu[node02/bnxt_re0]"]
 
 
 def test_missing_threshold_is_an_error_never_a_pass(site: Site) -> None:
