@@ -79,8 +79,7 @@ def pytest_configure(config: pytest.Config) -> None:
         policy = parse_pair_policy(config.getoption("pair_policy"))
         found = config.stash[ESTIMATE_KEY] = estimate(setup.inventory, policy, check_test_scopes(_collected_paths(config)))
         if found.items > config.getoption("max_items"):
-            raise UsageError(found.refusal(config.getoption("max_items")))  # before a single node pair is listed
-        node_pairs = tuple(selected_node_pairs(policy, setup.inventory))
+            raise UsageError(found.refusal(config.getoption("max_items")))  # node pairs are listed only when needed
         rerun_file = config.getoption("rerun_failed_pairs")
         rerun = FailedPairs.load(_results_file(Path(rerun_file))) if rerun_file else None
         baseline = _baseline(config.getoption("compare_with"), options.results_dir)
@@ -104,7 +103,8 @@ def pytest_configure(config: pytest.Config) -> None:
         scrubber=setup.scrubber,
         command_timeout_s=options.command_timeout_s,
         pair_policy=policy,
-        node_pairs=node_pairs,
+        select_node_pairs=lambda: selected_node_pairs(policy, inventory),
+        pair_checks=config.stash[ESTIMATE_KEY].pair_tests,
         rerun=rerun,
         fanout=fanout,
     )

@@ -73,7 +73,6 @@ class SchedulingPlugin:
         self.tests = tests
         self.run_id = run_id
         self.policy = session.pair_policy
-        self.node_pairs = list(session.node_pairs)
         self.is_worker = hasattr(config, "workerinput")
         self.worker = str(config.workerinput["workerid"]) if self.is_worker else "main"  # type: ignore[attr-defined]
         self.lock_dir = self._lock_dir()
@@ -200,7 +199,7 @@ class SchedulingPlugin:
         plans = plan_rounds(members, lambda member: member[1], lambda member: member[0],
                             lambda member: (member[2].a.name, member[2].b.name), lambda member: member[2])
         self.engine.plan(plans)
-        mesh_plans = [mesh_plan(check_id, self.fabric.inventory.nodes, self.node_pairs, items, self.fabric.fanout,
+        mesh_plans = [mesh_plan(check_id, self.fabric.inventory.nodes, self.fabric.node_pairs, items, self.fabric.fanout,
                                 both_ways=mesh_spec(check_id).both_ways) for check_id, items in meshes.items()]
         self.mesh.plan(mesh_plans, {plan.check_id: mesh_spec(plan.check_id) for plan in mesh_plans})
         sweeps = planned_sweeps(plans)
@@ -315,10 +314,14 @@ class SchedulingPlugin:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if hasattr(self.config, "workerinput"):
             return
-        used, bound = rounds_summary(self.node_pairs, len(self.fabric.inventory.nodes))
         terminalreporter.write_sep("-", "gpufabric pair schedule")
-        terminalreporter.write_line(f"pair policy {self.policy.describe()}: {len(self.node_pairs)} node pairs in {used} "
-                                    f"rounds of disjoint pairs (lower bound for all pairs: {bound})")
+        if not self.fabric.pair_checks:  # the pairs are never listed: at 20,000 nodes ``all`` is 200 million
+            terminalreporter.write_line(f"pair policy {self.policy.describe()}: no node-pair check in the paths collected")
+        else:
+            pairs = self.fabric.node_pairs
+            used, bound = rounds_summary(list(pairs), len(self.fabric.inventory.nodes))
+            terminalreporter.write_line(f"pair policy {self.policy.describe()}: {len(pairs)} node pairs in {used} "
+                                        f"rounds of disjoint pairs (lower bound for all pairs: {bound})")
         if self.schedule is not None:
             terminalreporter.write_line(f"schedule log: {self.schedule.path}")
         for name, mark in sorted(self.marks.all().items()):
