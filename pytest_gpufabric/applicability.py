@@ -44,7 +44,8 @@ class Applicability:
         if tags is not None:
             if GUEST in tags and spec.guest:
                 return f"{spec.id} in a guest: {spec.guest}"
-            return f"{spec.id} applies to {'/'.join(spec.applies)}; {target.id} is {'/'.join(sorted(tags)) or 'untagged'}"
+            # the target is the item's own id: one reason (and one shared marker) for every item of a kind
+            return f"{spec.id} applies to {'/'.join(spec.applies)}; not to {'/'.join(sorted(tags)) or 'untagged'} machines"
         return None
 
     def _kinds(self, target: Any) -> tuple[Kind, ...]:

@@ -24,9 +24,10 @@ from pytest_gpufabric.scheduling.rounds import lower_bound_rounds
 if TYPE_CHECKING:
     from pytest_gpufabric.inventory import Inventory
 
-# Measured with tools/collection_scale.py: 1,000 nodes x 8 rails, rounds:1, 273,523 items, 497 MB peak (the
-# process, the inventory and the items); 5,000 nodes, 1,367,523 items, 2.15 GB: 1.57 kB an item.
-BYTES_PER_ITEM = 1600
+# Measured with tools/collection_scale.py (the process, the inventory and the items; peak RSS): 8 rails, rounds:1,
+# 1,000 nodes 281,523 items 296 MB; 5,000 nodes 1,407,523 items 1,025 MB (0.73 kB an item); 20,000 nodes
+# 5,630,023 items 3.77 GB (0.67 kB an item). Rounded up: the estimate is an upper bound from a few thousand nodes.
+BYTES_PER_ITEM = 800
 DEFAULT_MAX_ITEMS = 1_000_000
 PAIR_SCOPE = "node_pair"
 

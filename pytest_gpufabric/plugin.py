@@ -13,7 +13,7 @@ from pytest_gpufabric.catalog import SCOPES, CheckSpec, item_scopes
 from pytest_gpufabric.checks.cabling_plan import PLAN_KEY, inventory_plan, load_cabling_plan
 from pytest_gpufabric.collection_estimate import ItemEstimate, check_test_scopes, estimate
 from pytest_gpufabric.collection_gc import CollectionGc, process_ends_with_session
-from pytest_gpufabric.collection_memory import CollectionShare, item_runs, reorder_only_where_needed, share_calls, slim_item
+from pytest_gpufabric.collection_memory import CollectionShare, add_markers, item_runs, keep_node_ids, parametrize_shared, reorder_only_where_needed, slim_item
 from pytest_gpufabric.context import CheckContext
 from pytest_gpufabric.errors import GpufabricError, TransportError, UsageError
 from pytest_gpufabric.items import CheckTest, CheckTests
@@ -42,7 +42,7 @@ ERROR_KEY = pytest.StashKey[tuple[str, str]]()
 RUN_ID_KEY = pytest.StashKey[str]()
 TESTS_KEY = pytest.StashKey[CheckTests]()
 PARAMETERS_KEY = pytest.StashKey[dict[str, list[Any]]]()
-CALLS_KEY = pytest.StashKey[dict[str, Any]]()  # scope -> the call specs of its first check test (shared)
+CALLS_KEY = pytest.StashKey[dict[str, Any]]()  # scope -> (its parameters, the call specs of its first check test)
 SHARE_KEY = pytest.StashKey[CollectionShare]()  # what the collected items of this process share
 ESTIMATE_KEY = pytest.StashKey[ItemEstimate]()
 RUN_ID_INPUT = "gpufabric_run_id"
@@ -79,8 +79,7 @@ def pytest_configure(config: pytest.Config) -> None:
         policy = parse_pair_policy(config.getoption("pair_policy"))
         found = config.stash[ESTIMATE_KEY] = estimate(setup.inventory, policy, check_test_scopes(_collected_paths(config)))
         if found.items > config.getoption("max_items"):
-            raise UsageError(found.refusal(config.getoption("max_items")))  # before a single node pair is listed
-        node_pairs = tuple(selected_node_pairs(policy, setup.inventory))
+            raise UsageError(found.refusal(config.getoption("max_items")))  # node pairs are listed only when needed
         rerun_file = config.getoption("rerun_failed_pairs")
         rerun = FailedPairs.load(_results_file(Path(rerun_file))) if rerun_file else None
         baseline = _baseline(config.getoption("compare_with"), options.results_dir)
@@ -104,7 +103,8 @@ def pytest_configure(config: pytest.Config) -> None:
         scrubber=setup.scrubber,
         command_timeout_s=options.command_timeout_s,
         pair_policy=policy,
-        node_pairs=node_pairs,
+        select_node_pairs=lambda: selected_node_pairs(policy, inventory),
+        pair_checks=config.stash[ESTIMATE_KEY].pair_tests,
         rerun=rerun,
         fanout=fanout,
     )
@@ -141,8 +141,10 @@ def pytest_configure(config: pytest.Config) -> None:
             config.pluginmanager.register(AllureRunInfo(Path(alluredir), environment, setup.scrubber, run_id),
                                           "gpufabric-allure")
     if getattr(config.option, "allure_report_dir", None):
+        share = config.stash[SHARE_KEY]
         labels = AllureLabels(tests.check_id, lambda check_id: setup.catalog.get(check_id).title
-                              if check_id in setup.catalog else check_id)
+                              if check_id in setup.catalog else check_id,
+                              lambda item, markers: add_markers(item, markers, share))
         config.pluginmanager.register(labels, "gpufabric-allure-labels")
 
 
@@ -204,8 +206,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if len(scopes) > 1:
         raise pytest.UsageError(f"{metafunc.definition.nodeid} takes several scope fixtures {scopes}; a check has one scope")
     scope = scopes[0]
-    metafunc.parametrize(scope, _parameter_sets(metafunc.config, session, scope))
-    share_calls(metafunc, scope, metafunc.config.stash[CALLS_KEY])
+    parametrize_shared(metafunc, scope, _parameter_sets(metafunc.config, session, scope), metafunc.config.stash[CALLS_KEY])
 
 
 def _parameter_sets(config: pytest.Config, session: FabricSession, scope: str) -> list[Any]:
@@ -246,14 +247,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             raise pytest.UsageError(f"{len(needing)} checks (e.g. {needing[0]}) need a cluster: pass --cluster=site.yaml")
         return
     applicability = Applicability(session)
+    share = config.stash[SHARE_KEY]
     specs: dict[CheckTest, CheckSpec] = {}
     skips: dict[str, pytest.MarkDecorator] = {}
-    kept, dropped = [], []
+    kept, dropped = 0, []  # the kept items moved up in place: no second list of every item
     for item in items:
         test = tests.of(item)
         target = test.target(item)
         if target is None:
-            kept.append(item)
+            items[kept] = item
+            kept += 1
             continue
         spec = specs.get(test)
         if spec is None:
@@ -261,29 +264,45 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if session.rerun is not None and not _rerun_keeps(session.rerun, spec.id, target):
             dropped.append(item)
             continue
-        kept.append(item)
+        items[kept] = item
+        kept += 1
         reason = applicability.reason(spec, target)
         if reason:
             skip = skips.get(reason)
             if skip is None:
                 skip = skips[reason] = pytest.mark.skip(reason=reason)  # one marker for every item of a reason
-            item.add_marker(skip)
+            add_markers(item, [skip], share)
+    del items[kept:]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
-        items[:] = kept
 
 
-def pytest_itemcollected(item: pytest.Item) -> None:
-    """Each item as it is built: drop and share what pytest keeps per item until it runs (``collection_memory``);
-    the memory freed goes to the next items, so the peak is lower."""
-    if _session(item.config) is not None:
-        slim_item(item, item.config.stash[SHARE_KEY])
+@pytest.hookimpl(wrapper=True)
+def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: object) -> Generator[None, Any, Any]:
+    """The items of each test function as they are built: drop and share what pytest keeps per item until it runs
+    (``collection_memory``). Done per function, not once a module is collected (``pytest_itemcollected``): the
+    memory freed goes to the next function's items, and a module of 1.4 M items never holds them all unslimmed."""
+    made = yield
+    if isinstance(made, list) and _session(collector.config) is not None:
+        share = collector.config.stash[SHARE_KEY]
+        for item in made:
+            if isinstance(item, pytest.Item):
+                slim_item(item, share)
+    return made
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection(session: pytest.Session) -> None:
     if _session(session.config) is not None:
         reorder_only_where_needed(session.config)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtestloop(session: pytest.Session) -> Generator[None, None, Any]:
+    """Node ids that keep their string again before the first item runs (``collection_memory.keep_node_ids``)."""
+    if not session.config.option.collectonly and _session(session.config) is not None:
+        keep_node_ids(session.items)
+    return (yield)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

@@ -37,7 +37,8 @@ class FabricSession:
     scrubber: Scrubber = field(default_factory=Scrubber)  # every artifact leaving the run goes through it
     command_timeout_s: float | None = None
     pair_policy: PairPolicy = field(default_factory=lambda: PairPolicy("all"))
-    node_pairs: tuple[tuple[str, str], ...] = ()  # the selected node pairs, in round order
+    select_node_pairs: Callable[[], Sequence[tuple[str, str]]] = tuple  # the selected node pairs, in round order
+    pair_checks: int = 0  # node-pair check tests in the paths collected (``collection_estimate``)
     rerun: FailedPairs | None = None  # --rerun-failed-pairs: only these NIC pairs are measured
     fanout: int | None = None  # --fanout: NIC pairs measured at once (None: all of a round)
     round_engine: RoundEngine | None = None  # set by the scheduling hooks: measures whole rounds of pair items
@@ -51,6 +52,15 @@ class FabricSession:
     parsed: dict[tuple[str, str, str], tuple[str, Any]] = field(default_factory=dict)  # facts of cached outputs
     _targets: dict[str, tuple[list[Target], list[str]]] = field(default_factory=dict)
     _transport_lock: threading.Lock = field(default_factory=threading.Lock)
+    _node_pairs: tuple[tuple[str, str], ...] | None = None
+
+    @property
+    def node_pairs(self) -> tuple[tuple[str, str], ...]:
+        """The selected node pairs, listed when first asked: a run without node-pair checks never lists them (the
+        policy ``all`` of 20,000 nodes is 200 million pairs; with such checks ``--max-items`` bounds them)."""
+        if self._node_pairs is None:
+            self._node_pairs = tuple(self.select_node_pairs())
+        return self._node_pairs
 
     def targets(self, scope: str) -> tuple[list[Target], list[str]]:
         """The targets of ``scope`` and their ids, built once per process. Pair scopes hold the selected node

@@ -4,6 +4,7 @@ pytest's start-up (the same command on an empty test directory) taken out. Also 
 NIC pair of the inventory is covered by a node-pair item of every pair check (``all`` policy).
 
     .venv/bin/python -m tools.collection_scale 16 32 64 256 1024@rounds:8 [--policy all] [--json OUT.json]
+    .venv/bin/python -m tools.collection_scale 1000@rounds:1 5000@rounds:1 20000@rounds:1
 
 ``N@POLICY`` gives one inventory its own ``--pair-policy`` (the others take ``--policy``).
 """
@@ -52,9 +53,9 @@ def startup(folder: Path, site: Path) -> tuple[float, float]:
     return wall, cpu
 
 
-def collect(site: Path, policy: str) -> dict[str, Any]:
+def collect(site: Path, policy: str, max_items: int) -> dict[str, Any]:
     out, wall, cpu, rss = _measure(["suites/acceptance", f"--cluster={site}", "--collect-only", "-q",
-                                    "-p", "no:cacheprovider", f"--pair-policy={policy}"], REPO)
+                                    "-p", "no:cacheprovider", f"--pair-policy={policy}", f"--max-items={max_items}"], REPO)
     ids = [line for line in out.splitlines() if "::" in line]
     if not ids:
         raise SystemExit(f"no items collected:\n{out[-3000:]}")
@@ -79,6 +80,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--rails", type=int, default=8)
     parser.add_argument("--policy", default="all")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--max-items", type=int, default=100_000_000, help="passed to pytest: what is measured collects")
     args = parser.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory() as folder:
@@ -88,7 +90,7 @@ def main(argv: list[str]) -> int:
             site = Path(folder) / f"site-{count}.yaml"
             site.write_text(yaml.safe_dump(synthesize(count, args.rails), sort_keys=False), encoding="utf-8")
             start_wall, start_cpu = startup(Path(folder), site)
-            row = collect(site, policy)
+            row = collect(site, policy, args.max_items)
             ids = row.pop("ids")
             all_pairs = count * (count - 1) // 2 * args.rails
             pair_tests, covered = covered_nic_pairs(ids, args.rails)

@@ -15,7 +15,7 @@ For each ``-n K`` it runs the check twice: ``--collect-only`` and for real, with
 
     .venv/bin/python -m tools.controller_cost --nodes 1024 --rails 8 --check PERF-002 --pair-policy rounds:1 \
         --workers 0 2 [--json OUT.json]
-    .venv/bin/python -m tools.controller_cost --nodes 256 --rails 8 --check NET-001 --workers 2
+    .venv/bin/python -m tools.controller_cost --nodes 256 --rails 8 --check NET-001 --workers 2 [--pair-policy all --select "node0001 and node0002"]
     .venv/bin/python -m tools.controller_cost --nodes 256 --rails 8 --workers 0 --more-rounds rounds:2
 
 ``--more-rounds``: each ``-n`` again with more rounds; the difference is what a round costs in a sweep, beyond the
@@ -81,12 +81,13 @@ def run_measured(argv: list[str], target_pid: int) -> dict[str, Any]:
 
 
 def measure(site: Path, work: Path, check: str, policy: str, workers: str, target_pid: int,
-            profile: Path | None = None) -> dict[str, Any]:
+            profile: Path | None = None, select: str | None = None) -> dict[str, Any]:
     """The collect-only run and the real run of ``check`` with ``-n workers``; ``profile``: a folder where the real
     run's processes are sampled by py-spy (every thread, xdist workers too; ``profile-nK-POLICY.txt``: collapsed stacks)."""
     tag = f"n{workers}-{policy.replace(':', '')}"
     results, log = work / f"results-{tag}", work / f"schedule-{tag}.jsonl"
-    options = [TESTS[check], f"--cluster={site}", f"--pair-policy={policy}", "-q", "-p", "no:cacheprovider", "-n", workers]
+    options = [TESTS[check], f"--cluster={site}", f"--pair-policy={policy}", "-q", "-p", "no:cacheprovider", "-n", workers,
+               *(["-k", select] if select else [])]
     base = [sys.executable, "-m", "pytest", *options]
     collect = run_measured([*base, "--collect-only"], target_pid)
     live = base
@@ -139,6 +140,7 @@ def main(argv: list[str]) -> int:
                         help="also run each -n with this policy (e.g. rounds:2) and report what the rounds it adds cost "
                              "per NIC pair (connections, start-up and the run's own sign-off work then cancel out)")
     parser.add_argument("--json", type=Path, help="write the figures here")
+    parser.add_argument("--select", metavar="EXPR", help="pytest -k: judge only these items (a mesh still probes every pair)")
     parser.add_argument("--profile", type=Path, help="sample each real run's processes with py-spy (pip install py-spy) into this folder")
     args = parser.parse_args(argv)
     report: dict[str, Any] = {"nodes": args.nodes, "rails": args.rails, "check": args.check,
@@ -149,10 +151,10 @@ def main(argv: list[str]) -> int:
         assert target.pid is not None
         report["target_start_s"] = round(target.start_s or 0.0, 2)
         for workers in args.workers:
-            base = measure(site, work, args.check, args.pair_policy, workers, target.pid, args.profile)
+            base = measure(site, work, args.check, args.pair_policy, workers, target.pid, args.profile, args.select)
             report["runs"].append(base)
             if args.more_rounds:
-                more = measure(site, work, args.check, args.more_rounds, workers, target.pid, args.profile)
+                more = measure(site, work, args.check, args.more_rounds, workers, target.pid, args.profile, args.select)
                 report["runs"].append(more)
                 report.setdefault("added_rounds", []).append(added_rounds(base, more))
     report["target_cpu_s_total"] = target.server_cpu_s

@@ -56,8 +56,10 @@ def allure_labels(check_id: str, title: str) -> list[pytest.MarkDecorator]:
 class AllureLabels:
     """Registered in every process that collects (xdist workers too) when ``--alluredir`` is given."""
 
-    def __init__(self, check_of: Callable[[pytest.Item], str | None], title_of: Callable[[str], str]) -> None:
+    def __init__(self, check_of: Callable[[pytest.Item], str | None], title_of: Callable[[str], str],
+                 add_markers: Callable[[pytest.Item, list[pytest.MarkDecorator]], None]) -> None:
         self.check_of = check_of
+        self.add_markers = add_markers  # the same labels on every item of a check: shared while the items wait
         self.title_of = title_of
         self._labels: dict[str, list[pytest.MarkDecorator]] = {}
 
@@ -69,8 +71,7 @@ class AllureLabels:
                 continue
             if check_id not in self._labels:
                 self._labels[check_id] = allure_labels(check_id, self.title_of(check_id))
-            for marker in self._labels[check_id]:
-                item.add_marker(marker)
+            self.add_markers(item, self._labels[check_id])
 
 
 def run_environment(site: str, profiles: list[str], cluster: str, mode: str) -> dict[str, str]:

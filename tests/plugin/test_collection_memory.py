@@ -44,7 +44,8 @@ def pytest_collection_modifyitems(items):
 def pytest_runtest_call(item):
     item.stash[PROBE] = item.nodeid  # a plugin writing the stash of the item that runs
     FOUND["running"].append(f"{type(item.stash).__name__} {type(item._report_sections).__name__} "
-                            f"{type(item.user_properties).__name__} {item.stash[PROBE] == item.nodeid}")
+                            f"{type(item.user_properties).__name__} {item.stash[PROBE] == item.nodeid} "
+                            f"{item.nodeid is item.nodeid}")  # one string while it runs (allure-pytest keys by its id)
 
 
 def pytest_unconfigure(config):
@@ -67,7 +68,7 @@ def test_waiting_items_share_their_ids_stash_and_lists_and_each_runs_with_its_ow
     assert found["waiting"] == ["WaitingStash True True"] and "written only while the item runs" in found["refused"]
     assert not found["reordered_by_pytest"]  # pytest's fixture ordering, skipped, would have kept the collected order
     assert len(found["running"]) == outcomes.get("passed", 0) + outcomes.get("failed", 0) > 0
-    assert set(found["running"]) == {"Stash list list True"} and found["dropped_after_run"]
+    assert set(found["running"]) == {"Stash list list True True"} and found["dropped_after_run"]
 
 
 MODULE_PARAMETERS = '''
@@ -93,3 +94,82 @@ def test_pytest_still_orders_items_by_a_fixture_above_function_scope(site: Site)
     listed = [line.split("::")[1] for line in result.stdout.lines if "::" in line]
     assert listed == ["test_first[a-1]", "test_first[a-2]", "test_second[a]",  # grouped by the module's parameter
                       "test_first[b-1]", "test_first[b-2]", "test_second[b]"]
+
+
+KEYWORDS_WATCH = '''
+"""Each item's keywords as every plugin left them, then after a write, written to keywords.json."""
+import json
+import pytest
+from pytest_gpufabric.collection_memory import add_markers
+from pytest_gpufabric.plugin import SHARE_KEY
+
+LABELS = [pytest.mark.label("area"), pytest.mark.label("check"), pytest.mark.slow(reason="again")]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    seen = []
+    for item in items:
+        words = item.keywords
+        kept = {"type": type(words).__name__, "words": [[key, repr(words[key])] for key in words],
+                "has": ["slow" in words, item.name in words, "absent" in words]}
+        kept.update(name=item.name, repr=repr(item), markers=[mark.name for mark in item.own_markers],
+                    nodeid=item.nodeid, kept_nodeid=item.nodeid is item.nodeid)
+        if item.name.endswith("[b]") or item.name.endswith("[2]"):  # labels, as Allure's are added
+            if item.config.option.cluster:
+                add_markers(item, LABELS, item.config.stash[SHARE_KEY])
+            else:
+                for marker in LABELS:
+                    item.add_marker(marker)
+        kept["labelled"] = [type(words).__name__, [[key, repr(words[key])] for key in words],
+                            [repr(mark) for mark in item.iter_markers()]]
+        words["written"] = 1
+        kept["after"] = [type(words).__name__, list(words)]
+        seen.append(kept)
+    items[0].add_marker("added")  # one item's own marker, not its siblings'
+    seen.append([[mark.name for mark in item.iter_markers()] for item in items])
+    with open("keywords.json", "w") as out:
+        json.dump(seen, out)
+'''
+
+MARKED_TESTS = '''
+import pytest
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", ["a", "b"])
+def test_marked(n):
+    pass
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_plain(n):
+    pass
+'''
+
+
+def test_shared_keywords_read_and_write_as_pytests_own(site: Site) -> None:
+    """The keywords, markers, name and node id an item shares while it waits read as pytest's own (the same tests collected
+    without an inventory: nothing shared), also with labels added to some items of each function as Allure's are
+    (``add_markers``: shared too), a write gives the item its own again, and a marker added to one item is not its
+    siblings'."""
+    site.pytester.makepyfile(kwatch=KEYWORDS_WATCH, test_marked=MARKED_TESTS)
+    site.healthy_recording()
+    seen = []
+    for extra in (["--cluster", str(site.write()), "--replay", str(site.recording)], []):
+        result = site.pytester.runpytest_subprocess("test_marked.py", "-p", "kwatch", "--collect-only", "-q",
+                                                    "-p", "no:cacheprovider", *extra)
+        assert result.ret == 0, result.stdout.str()
+        seen.append(json.loads((site.pytester.path / "keywords.json").read_text()))
+    (*shared, shared_marks), (*plain, plain_marks) = seen
+    assert [item["type"] for item in shared] == ["WaitingKeywords"] * 4
+    assert [item["type"] for item in plain] == ["NodeKeywords"] * 4
+    assert [item["words"] for item in shared] == [item["words"] for item in plain]
+    assert [item["labelled"][1:] for item in shared] == [item["labelled"][1:] for item in plain]
+    assert [item["labelled"][0] for item in shared] == ["WaitingKeywords"] * 4  # labels shared, not materialized
+    assert [item["name"] for item in shared] == ["test_marked[a]", "test_marked[b]", "test_plain[1]", "test_plain[2]"]
+    for key in ("name", "repr", "markers", "nodeid"):
+        assert [item[key] for item in shared] == [item[key] for item in plain]
+    assert [item["kept_nodeid"] for item in shared] == [False] * 4  # made when asked while waiting, not kept
+    assert [item["kept_nodeid"] for item in plain] == [True] * 4
+    assert shared_marks == plain_marks and "added" in shared_marks[0] and "added" not in shared_marks[1]
+    assert [item["has"] for item in shared] == [[True, True, False]] * 2 + [[False, True, False]] * 2
+    assert [item["after"] for item in shared] == [item["after"] for item in plain]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from sitekit import Site
@@ -46,7 +48,9 @@ def test_platform_mismatch_is_skipped_with_reason(site: Site) -> None:
     site.healthy_recording()
     result = site.run("--replay", str(site.recording), "-rs")
     result.assert_outcomes(passed=3, skipped=1)
-    assert "LNK-005 applies to broadcom; node02/bnxt_re0 is amd/baremetal" in result.stdout.str()
+    assert "LNK-005 applies to broadcom; not to amd/baremetal machines" in result.stdout.str()  # one reason per kind
+    skipped = [record["node_id"] for record in site.results() if record["outcome"] == "skipped"]
+    assert skipped == ["test_checks.py::test_mtu[node02/bnxt_re0]"]
 
 
 def test_missing_threshold_is_an_error_never_a_pass(site: Site) -> None:
@@ -142,3 +146,25 @@ def test_xdist_gives_the_same_results_file(site: Site) -> None:
     result = site.run("--replay", str(site.recording), "-n", "2")
     result.assert_outcomes(passed=2, failed=2)
     assert (site.pytester.path / "results" / "results.jsonl").read_text() == serial
+
+
+NODE_PAIRS_WATCH = '''
+import json
+from pytest_gpufabric.plugin import SESSION_KEY
+
+
+def pytest_unconfigure(config):
+    with open("pairs.json", "w") as out:
+        json.dump({"listed": config.stash[SESSION_KEY]._node_pairs is not None}, out)
+'''
+
+
+def test_node_pairs_are_listed_only_for_node_pair_checks(site: Site) -> None:
+    """Without a node-pair check in the paths collected, the selected node pairs are never listed (the policy
+    ``all`` of 20,000 nodes is 200 million of them); the schedule summary says so."""
+    site.pytester.makepyfile(pairwatch=NODE_PAIRS_WATCH)
+    site.healthy_recording()
+    result = site.run("--replay", str(site.recording), "-p", "pairwatch")
+    result.assert_outcomes(passed=4)
+    assert "pair policy all: no node-pair check in the paths collected" in result.stdout.str()
+    assert json.loads((site.pytester.path / "pairs.json").read_text()) == {"listed": False}
