@@ -42,7 +42,12 @@ function, the rest went to:
   function's part one dict for all its items, name and parameter id read from the item (``WaitingKeywords``);
 - its markers (a list per item, the same marks for every item of a function) and its name (its test function's
   name and parameter id, a new string per item): one tuple for all the function's items, the name made when read
-  (``WaitingFunction``). A write to either (``add_marker``, a new name) gives the item its own again.
+  (``WaitingFunction``). A write to either (``add_marker``, a new name) gives the item its own again;
+- the same markers added to every item of a check (a skip where it does not apply, Allure's labels): one tuple and
+  one keywords dict per check (``add_markers``), not a list and a dict per item;
+- its node id's string, kept by pytest once made (every item's, once ``-q`` or an xdist worker lists them): made
+  again when asked until the items run, then kept as pytest does (``keep_node_ids``: allure-pytest keys a running
+  item by the identity of that string).
 """
 
 from __future__ import annotations
