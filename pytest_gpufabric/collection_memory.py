@@ -293,6 +293,10 @@ def add_markers(item: pytest.Item, markers: list[pytest.MarkDecorator], share: C
         for marker in markers:
             item.add_marker(marker)
         return
+    if any(marker.name in (item.name, item.callspec.id) for marker in markers):  # type: ignore[attr-defined]
+        for marker in markers:  # a marker named as the item's own keyword: pytest's own order of words
+            item.add_marker(marker)
+        return
     before, after = keywords._markers  # type: ignore[attr-defined]
     key = (id(marks), id(before), id(after), *map(id, markers))
     found = share.added.get(key)
@@ -301,10 +305,6 @@ def add_markers(item: pytest.Item, markers: list[pytest.MarkDecorator], share: C
         for marker in markers:
             (before if marker.name in before else after)[marker.name] = marker.mark  # a word once, where it was
         found = share.added[key] = (marks + tuple(marker.mark for marker in markers), (before, after), markers)
-    if any(marker.name in (item.name, item.callspec.id) for marker in markers):  # type: ignore[attr-defined]
-        for marker in markers:
-            item.add_marker(marker)
-        return
     item.own_markers, keywords._markers = found[0], found[1]  # type: ignore[attr-defined]
 
 

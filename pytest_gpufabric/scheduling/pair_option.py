@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -82,6 +83,6 @@ def selected_node_pairs(policy: PairPolicy, inventory: Inventory) -> list[tuple[
     return select_pairs("explicit", names, pairs=read_pair_list(text, str(policy.path)))
 
 
-def rounds_summary(pairs: list[tuple[str, str]], node_count: int) -> tuple[int, int]:
+def rounds_summary(pairs: Sequence[tuple[str, str]], node_count: int) -> tuple[int, int]:
     """(rounds the selected pairs need when run in disjoint rounds, the lower bound for all pairs of the nodes)."""
     return len(group_in_rounds(pairs, lambda pair: pair)), lower_bound_rounds(node_count)

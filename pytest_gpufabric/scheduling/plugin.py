@@ -319,7 +319,7 @@ class SchedulingPlugin:
             terminalreporter.write_line(f"pair policy {self.policy.describe()}: no node-pair check in the paths collected")
         else:
             pairs = self.fabric.node_pairs
-            used, bound = rounds_summary(list(pairs), len(self.fabric.inventory.nodes))
+            used, bound = rounds_summary(pairs, len(self.fabric.inventory.nodes))
             terminalreporter.write_line(f"pair policy {self.policy.describe()}: {len(pairs)} node pairs in {used} "
                                         f"rounds of disjoint pairs (lower bound for all pairs: {bound})")
         if self.schedule is not None:
