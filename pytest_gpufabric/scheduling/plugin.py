@@ -325,11 +325,11 @@ class SchedulingPlugin:
         if self.schedule is not None:
             terminalreporter.write_line(f"schedule log: {self.schedule.path}")
         for name, mark in sorted(self.marks.all().items()):
-            at = time.strftime("%H:%M:%S", time.localtime(mark.at)) + f".{int(mark.at * 1000) % 1000:03d}"
-            terminalreporter.write_line(f"marked down at {at} for the rest of the run: {name}: {mark.cause}")
-        reason = self.stop.reason()
+            terminalreporter.write_line(f"marked down at {clock_time(mark.at)} for the rest of the run: {name}: {mark.cause}")
+        reason, since = self.stop.reason(), self.stop.since()
         if reason is not None:
-            terminalreporter.write_line(f"traffic stopped: {reason}")
+            terminalreporter.write_line(f"traffic stopped at {clock_time(since)}: {reason}" if since is not None
+                                        else f"traffic stopped: {reason}")
         if not self.outcomes:
             return
         lines = summary_lines(localize(self.outcomes))
@@ -356,6 +356,11 @@ class SchedulingPlugin:
             shutil.rmtree(self.run_dir, ignore_errors=True)
 
 
+
+
+def clock_time(at: float) -> str:
+    """``at`` (seconds since the epoch) as the local time of day to the millisecond: ``14:03:07.412``."""
+    return time.strftime("%H:%M:%S", time.localtime(at)) + f".{int(at * 1000) % 1000:03d}"
 
 
 def worker_index(worker: str) -> int:

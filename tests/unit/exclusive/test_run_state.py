@@ -5,6 +5,7 @@ its user)."""
 from __future__ import annotations
 
 import multiprocessing
+import time
 import os
 from pathlib import Path
 
@@ -56,6 +57,19 @@ def test_the_stop_flag_keeps_its_first_reason(tmp_path: Path) -> None:
     assert flag.set("SIGTERM to pid 10") == "SIGTERM to pid 10"
     assert flag.set("worker gw1 died") == "SIGTERM to pid 10"
     assert other_process_view.reason() == "SIGTERM to pid 10"
+
+
+def test_the_stop_takes_effect_at_the_moment_its_first_reason_is_in_place(tmp_path: Path) -> None:
+    flag = StopFlag(tmp_path)
+    assert flag.since() is None
+    before = time.time()
+    flag.set("SIGINT to pid 10")
+    after = time.time()
+    since = flag.since()
+    assert since is not None and before <= since <= after
+    time.sleep(0.01)
+    flag.set("worker gw1 died")  # a later reason changes neither the reason nor the moment
+    assert StopFlag(tmp_path).since() == since
 
 
 def test_every_run_against_a_site_shares_one_lock_folder_and_another_cluster_does_not(demo_inventory: Inventory,
