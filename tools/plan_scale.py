@@ -3,8 +3,9 @@ SYNTHESIZED site of N nodes x R rails with the site's own pair policy (default `
 
     python -m tools.plan_scale 256 1024 [--rails 8] [--policy rounds:1]
 
-Each node count runs in a process of its own; one line each: items required, CPU seconds of each phase,
-``plan.json``'s size and the process's peak resident memory. The run assessed recorded nothing (every item
+Each node count runs in a process of its own; one line each: items required, CPU seconds of each phase (the
+verdict line, the verdict per node and the missing items per check: what the terminal and the report read of
+it), ``plan.json``'s size and the process's peak resident memory. The run assessed recorded nothing (every item
 missing: the most findings a verdict can hold, as after a run of a few rounds on a site planned for all pairs).
 """
 
@@ -60,6 +61,11 @@ def measure(nodes: int, rails: int, policy: str | None) -> dict[str, float | int
         verdict = assess(read, [], [], None, True)
         figures["assess_cpu_s"] = _cpu() - started
         figures["findings"] = len(verdict.findings)
+        started = _cpu()
+        verdict.line()
+        verdict.node_verdicts([*read.nodes, *read.switches])
+        verdict.missing_by_check()
+        figures["report_cpu_s"] = _cpu() - started
         figures["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
     return figures
 
@@ -87,7 +93,8 @@ def main(argv: list[str]) -> int:
         print(f"{figures['nodes']:>6} nodes x {figures['rails']}: {figures['required']:>10,} items required, build "
               f"{figures['build_cpu_s']:.2f} CPU-s, plan.json {figures['plan_json_mb']:.1f} MB (write "
               f"{figures['write_cpu_s']:.2f}, read {figures['read_cpu_s']:.2f} CPU-s), assess {figures['assess_cpu_s']:.2f} "
-              f"CPU-s ({figures['findings']:,} findings), peak {figures['peak_rss_mib']:,} MiB")
+              f"CPU-s ({figures['findings']:,} findings; verdict line, per node and missing per check "
+              f"{figures['report_cpu_s']:.2f} CPU-s), peak {figures['peak_rss_mib']:,} MiB")
     return 0
 
 

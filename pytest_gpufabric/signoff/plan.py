@@ -11,7 +11,6 @@ declares in ``test_plan`` (default: all). Items are named as the suite names the
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -132,9 +131,7 @@ class _Requirement:
     def why_not(self, spec: CheckSpec, target: Target) -> str | None:
         """None when required; else the documented reason (profile or catalog), or "" for a check the item's
         profile holds no expectations for (outside the verdict's scope, not listed)."""
-        switch = getattr(target, "switch", None)
-        machines = (switch,) if switch is not None else target.nodes
-        kinds = tuple((getattr(m, "profile", None), m.platform_tags) for m in machines)
+        kinds = target_kinds(target)
         key = (spec.id, kinds)
         if key not in self._decided:
             self._decided[key] = self._decide(spec, target.nodes, [tags for _, tags in kinds])
@@ -152,10 +149,58 @@ class _Requirement:
         return None
 
 
-def _targets(inventory: Inventory, scope: str, node_pairs: list[tuple[str, str]]) -> list[Target]:
+MachineKind = tuple["str | None", frozenset[str]]  # a node's or switch's profile and platform tags
+
+
+def _machines(target: Target) -> tuple[Any, ...]:
+    switch = getattr(target, "switch", None)
+    return (switch,) if switch is not None else target.nodes
+
+
+def _machine_kind(machine: Any) -> MachineKind:
+    return getattr(machine, "profile", None), machine.platform_tags
+
+
+def target_kinds(target: Target) -> tuple[MachineKind, ...]:
+    """What decides whether a check is required of a target: the profile and platform of each of its machines."""
+    return tuple(_machine_kind(machine) for machine in _machines(target))
+
+
+@dataclass
+class _ScopeTargets:
+    """The targets of one scope by kind (``target_kinds``): a site of 1,024 nodes has 523,776 node pairs, of a
+    handful of kinds, and each of a dozen pair checks is decided once per kind, not once per node pair."""
+
+    ids: list[str]
+    kind_of: list[int]  # per target, the index of its kind in ``samples``
+    samples: list[Target]  # the first target of each kind
+
+    @classmethod
+    def of(cls, targets: list[Target]) -> _ScopeTargets:
+        index: dict[tuple[MachineKind, ...], int] = {}
+        machine_kinds: dict[int, MachineKind] = {}  # the same machines recur in every pair: each read once
+
+        def kind(machine: Any) -> MachineKind:
+            known = machine_kinds.get(id(machine))
+            if known is None:
+                known = machine_kinds[id(machine)] = _machine_kind(machine)
+            return known
+        samples: list[Target] = []
+        kind_of = []
+        for target in targets:
+            key = tuple(kind(machine) for machine in _machines(target))
+            found = index.get(key)
+            if found is None:
+                found = index[key] = len(samples)
+                samples.append(target)
+            kind_of.append(found)
+        return cls([target.id for target in targets], kind_of, samples)
+
+
+def _targets(inventory: Inventory, scope: str, node_pairs: list[tuple[str, str]]) -> _ScopeTargets:
     if scope in PAIR_SCOPES:
-        return list(node_pair_targets(inventory, node_pairs))
-    return targets_for_scope(inventory, scope)
+        return _ScopeTargets.of(list(node_pair_targets(inventory, node_pairs)))
+    return _ScopeTargets.of(targets_for_scope(inventory, scope))
 
 
 def target_of_item(check_id: str, item: str) -> str:
@@ -166,13 +211,11 @@ def target_of_item(check_id: str, item: str) -> str:
     return item
 
 
-def _item_ids(check_id: str, target: Target) -> Iterator[str]:
+def _item_ids(check_id: str, target_ids: list[str]) -> list[str]:
     variants = SUITE_VARIANTS.get(check_id)
     if not variants:
-        yield target.id
-        return
-    for variant in variants:
-        yield f"{target.id}-{variant}"
+        return target_ids
+    return [f"{target_id}-{variant}" for target_id in target_ids for variant in variants]
 
 
 def build_plan(inventory: Inventory, profiles: dict[str, Profile], catalog: Catalog, policy: PairPolicy) -> Plan:
@@ -181,18 +224,23 @@ def build_plan(inventory: Inventory, profiles: dict[str, Profile], catalog: Cata
     requirement = _Requirement(inventory, profiles)
     checks: dict[str, dict[str, Any]] = {}
     left_out: dict[tuple[str, str], list[str]] = {}
-    by_scope: dict[str, list[Target]] = {}
+    by_scope: dict[str, _ScopeTargets] = {}
     for spec in catalog:
         targets = by_scope.get(spec.scope)
         if targets is None:
             targets = by_scope[spec.scope] = _targets(inventory, spec.scope, node_pairs)
-        items: list[str] = []
-        for target in targets:
-            why = requirement.why_not(spec, target)
-            if why is None:
-                items.extend(_item_ids(spec.id, target))
-            elif why:
-                left_out.setdefault((spec.id, why), []).append(target.id)
+        whys = [requirement.why_not(spec, sample) for sample in targets.samples]
+        if all(why is None for why in whys):
+            required = list(targets.ids)
+        else:
+            required = []
+            for target_id, kind in zip(targets.ids, targets.kind_of):
+                why = whys[kind]
+                if why is None:
+                    required.append(target_id)
+                elif why:
+                    left_out.setdefault((spec.id, why), []).append(target_id)
+        items = _item_ids(spec.id, required)
         if items:
             checks[spec.id] = {"scope": spec.scope, "title": spec.title, "items": items}
     not_required = [NotRequired(check_id, reason, len(ids), fold({i.split("/", 1)[0].split("->", 1)[0] for i in ids}))

@@ -11,10 +11,12 @@ every required item recorded, and nothing failed, unmeasured or missing except a
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
+from pytest_gpufabric.reporting.acceptance.load import cycle_collector_paused
 from pytest_gpufabric.reporting.acceptance.model import area_of, nodes_of
 from pytest_gpufabric.signoff.deviations import Deviation, DeviationSet
 from pytest_gpufabric.signoff.merge import record_key
@@ -69,21 +71,30 @@ class Verdict:
     def approved(self) -> list[Finding]:
         return [f for f in self.findings if f.deviation is not None]
 
-    @property
+    @cached_property
     def used_deviations(self) -> list[Deviation]:
         seen: dict[Deviation, None] = {}
-        for finding in self.approved:
-            seen.setdefault(finding.deviation, None)  # type: ignore[arg-type]
+        for finding in self.findings:
+            if finding.deviation is not None:
+                seen.setdefault(finding.deviation, None)
         return list(seen)
 
     @property
     def accepted(self) -> bool:
-        return self.last_run_complete and self.required > 0 and not self.open_findings and not self.failing_outliers
+        return (self.last_run_complete and self.required > 0 and not self.failing_outliers
+                and not any(f.deviation is None for f in self.findings))
+
+    @cached_property
+    def _tally(self) -> _Tally:
+        """Every finding counted once, under (state, approved)."""
+        return _Tally.of(self.findings, lambda finding: (finding.state, finding.deviation is not None))
 
     def count(self, state: str, *, approved: bool | None = False) -> int:
         """Required items with a finding in ``state`` (a node-pair item counts once, whatever its NIC pairs)."""
-        return len({(f.check_id, f.unit or f.item) for f in self.findings
-                    if f.state == state and (approved is None or (f.deviation is not None) == approved)})
+        if approved is None:  # a node-pair item with approved and open NIC pairs counts once
+            return (self._tally.count((state, False)) + self._tally.count((state, True))
+                    - self._tally.shared((state, False), (state, True)))
+        return self._tally.count((state, approved))
 
     @property
     def partial(self) -> bool:
@@ -91,13 +102,14 @@ class Verdict:
 
     def missing_by_check(self) -> list[tuple[str, int, str]]:
         """(check, missing items, their nodes folded) of the open missing findings, in check order."""
+        named = _NodesNamed()
+        tally = _Tally()
         nodes: dict[str, set[str]] = defaultdict(set)
-        items: dict[str, set[str]] = defaultdict(set)
-        for finding in self.open_findings:
-            if finding.state == MISSING:
-                items[finding.check_id].add(finding.unit or finding.item)
-                nodes[finding.check_id].update(nodes_of(target_of_item(finding.check_id, finding.item)))
-        return [(check, len(items[check]), fold(nodes[check])) for check in sorted(items)]
+        for finding in self.findings:
+            if finding.state == MISSING and finding.deviation is None:
+                tally.add(finding.check_id, finding)
+                nodes[finding.check_id].update(named(finding))
+        return [(check, tally.count(check), fold(nodes[check])) for check in sorted(nodes)]
 
     def line(self) -> str:
         """The verdict line of the cover, the terminal and pytest-html."""
@@ -131,26 +143,73 @@ class Verdict:
 
     def node_verdicts(self, names: Iterable[str]) -> list[NodeVerdict]:
         """Per node (then each switch or cluster an item names): accepted or not, with counts and areas."""
-        per: dict[str, dict[str, set[Any]]] = {}
-        order = list(names)
+        named = _NodesNamed()
+        tally = _Tally()  # a required item counts once per node
+        areas: dict[str, set[str]] = defaultdict(set)
+        order = dict.fromkeys(names)
         for finding in self.findings:
-            unit = (finding.check_id, finding.unit or finding.item)  # a required item counts once per node
-            for name in nodes_of(target_of_item(finding.check_id, finding.item)):
-                entry = per.setdefault(name, {FAILED: set(), ERROR: set(), MISSING: set(), "deviation": set(), "areas": set()})
-                if name not in order:
-                    order.append(name)
-                if finding.deviation is not None:
-                    entry["deviation"].add(unit)
-                else:
-                    entry[finding.state].add(unit)
-                    entry["areas"].add(area_of(finding.check_id))
+            column = "deviation" if finding.deviation is not None else finding.state
+            for name in named(finding):
+                tally.add((name, column), finding)
+                if column != "deviation":
+                    areas[name].add(finding.check_id)
+        for name in named.names():
+            order.setdefault(name)
         verdicts = []
         for name in order:
-            entry = per.get(name, {FAILED: set(), ERROR: set(), MISSING: set(), "deviation": set(), "areas": set()})
-            accepted = not (entry[FAILED] or entry[ERROR] or entry[MISSING])
-            verdicts.append(NodeVerdict(name, accepted, len(entry[FAILED]), len(entry[ERROR]), len(entry[MISSING]),
-                                        len(entry["deviation"]), tuple(sorted(entry["areas"]))))
+            failed, unmeasured, missing = (tally.count((name, state)) for state in (FAILED, ERROR, MISSING))
+            verdicts.append(NodeVerdict(name, not (failed or unmeasured or missing), failed, unmeasured, missing,
+                                        tally.count((name, "deviation")),
+                                        tuple(sorted({area_of(check) for check in areas.get(name, ())}))))
         return verdicts
+
+
+class _NodesNamed:
+    """The nodes (switches, cluster) a finding's item names, each item's target read once."""
+
+    def __init__(self) -> None:
+        self._known: dict[str, tuple[str, ...]] = {}
+
+    def __call__(self, finding: Finding) -> tuple[str, ...]:
+        target = target_of_item(finding.check_id, finding.item)
+        found = self._known.get(target)
+        if found is None:
+            found = self._known[target] = nodes_of(target)
+        return found
+
+    def names(self) -> Iterator[str]:
+        """Every name read so far, in the order first read."""
+        return iter(dict.fromkeys(name for names in self._known.values() for name in names))
+
+
+class _Tally:
+    """Required items counted once under each of their keys. An item with one finding (every item but a node-pair
+    item judged per NIC pair) is counted; the node-pair items of NIC-pair findings are kept in sets. Millions of
+    missing items at 1,000 nodes then need no set of millions."""
+
+    def __init__(self) -> None:
+        self._whole: dict[Any, int] = defaultdict(int)
+        self._parts: dict[Any, set[tuple[str, str]]] = defaultdict(set)
+
+    @classmethod
+    def of(cls, findings: Iterable[Finding], key: Callable[[Finding], Any]) -> _Tally:
+        tally = cls()
+        for finding in findings:
+            tally.add(key(finding), finding)
+        return tally
+
+    def add(self, key: Any, finding: Finding) -> None:
+        if finding.unit:
+            self._parts[key].add((finding.check_id, finding.unit))
+        else:
+            self._whole[key] += 1
+
+    def count(self, key: Any) -> int:
+        return self._whole.get(key, 0) + len(self._parts.get(key, ()))
+
+    def shared(self, key: Any, other: Any) -> int:
+        """Node-pair items counted under both keys."""
+        return len(self._parts.get(key, set()) & self._parts.get(other, set()))
 
 
 def _pair_states(plan: Plan, records: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, tuple[str, str]]]:
@@ -185,16 +244,20 @@ def assess(plan: Plan, records: list[dict[str, Any]], deviations: Iterable[Devia
            last_run_complete: bool, incomplete: str = "") -> Verdict:
     """The verdict of ``records`` (merged, one per item) against ``plan`` with ``deviations`` in force on
     ``deviations_date``; ``incomplete`` says why the last run is not complete."""
+    with cycle_collector_paused():  # millions of findings at 1,000 nodes, none of them in a cycle
+        return _assess(plan, records, deviations, deviations_date, last_run_complete, incomplete)
+
+
+def _assess(plan: Plan, records: list[dict[str, Any]], deviations: Iterable[Deviation], deviations_date: Any,
+            last_run_complete: bool, incomplete: str) -> Verdict:
     in_force = DeviationSet.of(deviations, deviations_date)
     by_key = {record_key(r): r for r in records}
     pair_states = _pair_states(plan, records)
     findings: list[Finding] = []
     recorded = not_applicable = unrecorded = 0
-    planned: set[tuple[str, str]] = set()
     for check_id, spec in plan.checks.items():
         pair_check = spec["scope"] == "nic_pair"
         for item in spec["items"]:
-            planned.add((check_id, item))
             if pair_check:
                 found = _pair_findings(plan, check_id, item, pair_states.get((check_id, item)))
                 if found is None:
@@ -221,7 +284,7 @@ def assess(plan: Plan, records: list[dict[str, Any]], deviations: Iterable[Devia
                     for f in findings]
     outside = {FAILED: 0, ERROR: 0}
     for key, record in by_key.items():
-        if key not in planned and key[0] not in plan.checks and record.get("outcome") in outside:
+        if key[0] not in plan.checks and record.get("outcome") in outside:
             outside[str(record["outcome"])] += 1
     return Verdict(plan.required_count, recorded, findings, last_run_complete, in_force, outside, not_applicable, unrecorded,
                    incomplete)
