@@ -115,6 +115,7 @@ def measure(site: Path, work: Path, check: str, policy: str, workers: str, targe
         "measured_by_process": dict(sorted(Counter(s.worker for s in spans).items())),  # schedule-log spans each
         "load_average_at_start": run["load_average_at_start"],
         "progress_lines": [line for line in lines if " mesh" in line or " round " in line or " sweep" in line][:12],
+        "cpu_by_component": [line for line in lines if line.startswith("CPU ")],  # with -p tools.cpu_by_component
         "summary": lines[-1] if lines else "",
     }
 
