@@ -5,7 +5,8 @@ failed runs. A 1,024 x 8 round reads 8,192 such outputs in the controller's proc
 
 The milliseconds per output land in the benchmark's extra_info and are printed; pytest-benchmark is off under
 xdist (``make test``), and then the test times a fixed number of parses itself. The bound is generous (a shared
-machine): ``docs/scale-benchmarks.md`` holds the figures.
+machine): ``docs/scale-benchmarks.md`` holds the figures, and ``tools/perftest_parse_cost.py --base REV`` compares
+this code with a revision's, in one run.
 """
 
 from __future__ import annotations
@@ -17,22 +18,28 @@ import pytest
 
 from pytest_gpufabric.parsers.perftest import parse_perftest
 from tests.outputs import read_output
+from tools.perftest_parse_cost import CAPTURES
 
-CAPTURES = {
-    "bw-a-gbits-rocm-bidirectional": ("s0-2.8.2-ib_write_bw-rocm-bidirectional-gbits.txt", "bw", 23),
-    "bw-a-mbsec": ("rxe-ib_write_bw-all-sizes-mbsec.txt", "bw", 23),
-    "bw-a-rocm-both-sides": ("mi355x-ionic-ib_write_bw-rocm-both-sides-mibsec.txt", "bw", 23),
-    "lat-a": ("rxe-ib_write_lat-all-sizes.txt", "lat", 23),
-    "failed-status-12": ("s0-5.1-faq2-ib_write_bw-failed-status-12.txt", None, 0),
-    "failed-no-server": ("rxe-ib_write_bw-no-server.txt", None, 0),
+EXPECTED = {  # table kind and rows of each capture of tools.perftest_parse_cost
+    "bw-a-gbits-rocm-bidirectional": ("bw", 23),
+    "bw-a-mbsec": ("bw", 23),
+    "bw-a-rocm-both-sides": ("bw", 23),
+    "lat-a": ("lat", 23),
+    "failed-status-12": (None, 0),
+    "failed-no-server": (None, 0),
 }
 PARSES = 200  # timed by the test itself when pytest-benchmark is off
 MAX_MS_PER_OUTPUT = 20.0  # ~0.03-0.6 ms unloaded; generous for a loaded shared machine
 
 
-@pytest.mark.parametrize("case", sorted(CAPTURES))
+def test_every_capture_of_the_tool_is_benchmarked() -> None:
+    assert sorted(EXPECTED) == sorted(CAPTURES)
+
+
+@pytest.mark.parametrize("case", sorted(EXPECTED))
 def test_perftest_output_parse_cost(case: str, benchmark: Any) -> None:
-    name, kind, rows = CAPTURES[case]
+    name = CAPTURES[case]
+    kind, rows = EXPECTED[case]
     text = read_output("perftest", name)
     if benchmark.disabled:
         started = time.process_time()
