@@ -363,11 +363,13 @@ def _read_tables(reading: Reading, sides: list[_Side]) -> tuple[list[BandwidthRo
     complete (closed by their dash line, every row read). Two tables that are not the two sides of one run are
     read from neither: their rows are unread."""
     sizes: list[list[int]] = []
-    read: list[tuple[int, str, BandwidthRow | LatencyRow]] = []
+    rows: list[BandwidthRow | LatencyRow] = []
+    read: list[tuple[int, str]] = []  # the lines of ``rows``
     for side in sides:
         plain = side.plain_rows()
         if plain is not None:
-            read += [(number, text, row) for (number, text), row in zip(side.rows, plain)]
+            rows += plain
+            read += side.rows
             sizes.append([row.bytes for row in plain])
             continue
         sizes.append([])
@@ -378,19 +380,18 @@ def _read_tables(reading: Reading, sides: list[_Side]) -> tuple[list[BandwidthRo
                 line = Line(number, text)
                 reading.unread(line, str(exc), first_word(line))
             else:
-                read.append((number, text, row))
+                rows.append(row)
+                read.append((number, text))
                 sizes[-1].append(row.bytes)
     if len(sides) == 2:
         try:
             _check_two_sides(sizes)
         except Unfit as exc:
-            for number, text, _ in read:
+            for number, text in read:
                 line = Line(number, text)
                 reading.unread(line, str(exc), first_word(line))
             return [], sizes, False
-    for number, _, _ in read:
-        reading.used_at(number)
-    rows = [row for _, _, row in read]
+    reading.used_all(number for number, _ in read)
     complete = all(side.closed for side in sides) and len(read) == sum(len(side.rows) for side in sides)
     return rows, sizes, complete
 

@@ -29,7 +29,7 @@ Typical use::
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
@@ -160,6 +160,10 @@ class Reading:
     def used_at(self, number: int) -> None:
         """Line ``number`` gave facts."""
         self._outcome[number] = _USED
+
+    def used_all(self, numbers: Iterable[int]) -> None:
+        """Lines ``numbers`` gave facts."""
+        self._outcome.update(dict.fromkeys(numbers, _USED))
 
     def known_at(self, number: int) -> None:
         """Line ``number`` is understood and holds no fact the checks judge."""
