@@ -65,8 +65,8 @@ OTHER_FAILURE = re.compile(r"Completion with error|Failed to complete|Failed to|
 # lower case; "in use" stands for both forms of a port in use): most lines are no error, and a look for these
 # words tells so at a fraction of five searches.
 ERROR_WORDS = ("fail", "in use", "couldn't", "did not detect", "unable", "ib device", "error")
-# The same for the other patterns of a line outside the tables: literal parts without which they cannot match
-# (for the case-insensitive ones, in lower case, and only on ASCII lines, where case folding is plain).
+# The same for the other patterns: a literal part, or the first characters (of the case-insensitive GPU patterns,
+# looked at on ASCII lines only, where case folding is plain), without which they cannot match.
 SEPARATOR_PART = "-" * 20
 TITLE_PART = "Test"
 GPU_FIRST_CHARACTERS = ("u", "U", "a", "A")
