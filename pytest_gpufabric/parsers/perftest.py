@@ -31,6 +31,9 @@ SEPARATOR = re.compile(r"^\s*-{20,}\s*$")
 TEST_TITLE = re.compile(r"^\s*((?:RDMA_Write|RDMA_Read|Send|Atomic\S*)\b.*?\b(?:BW|Latency) Test)\s*$")
 # "Dual-port       : OFF          Device         : bnxt_re4" holds two settings on one line.
 SETTING = re.compile(r"([A-Za-z][A-Za-z0-9_*./\- ]*?)\s*:\s*(\S+)")
+# A line of one setting only: where it matches, SETTING finds that one pair and nothing else but blanks (the key
+# ends at the first colon either way, the value is the one word after it).
+ONE_SETTING = re.compile(rf"\s*{SETTING.pattern}\s*")
 GPU_DEVICE = re.compile(r"^\s*Using (ROCm|CUDA|cuda|rocm|Neuron|HL) Device with ID:?\s*(\d+)(?:,\s*Name:\s*([^,]+))?"
                         r"(?:,\s*PCI Bus ID:\s*(\S+?))?(?:,|$)", re.IGNORECASE)
 GPU_BUFFER = re.compile(r"^\s*allocated (\d+) bytes of GPU buffer", re.IGNORECASE)
@@ -59,8 +62,18 @@ INFORMATION = re.compile(r"^(\*+|\* Waiting for client to connect\.\.\. \*|(loca
                          r"scnt=\d+, ccnt=\d+)$", re.IGNORECASE)
 OTHER_FAILURE = re.compile(r"Completion with error|Failed to complete|Failed to|Couldn't|Unable to|\bERROR\b")
 # Words without which none of the error patterns above can match an ASCII line (each pattern's literal parts,
-# lower case): most lines are no error, and a look for these words tells so at a fraction of five searches.
-ERROR_WORDS = ("fail", "port", "address already in use", "couldn't", "did not detect", "unable", "ib device", "error")
+# lower case; "in use" stands for both forms of a port in use): most lines are no error, and a look for these
+# words tells so at a fraction of five searches.
+ERROR_WORDS = ("fail", "in use", "couldn't", "did not detect", "unable", "ib device", "error")
+# The same for the other patterns: a literal part, or the first characters (of the case-insensitive GPU patterns,
+# looked at on ASCII lines only, where case folding is plain), without which they cannot match.
+SEPARATOR_PART = "-" * 20
+TITLE_PART = "Test"
+GPU_FIRST_CHARACTERS = ("u", "U", "a", "A")
+TABLE_HEADER_PART = "#bytes"
+# A table row of plain numbers, one a line: two whole numbers, then a cell of digits and dots per column (a row's
+# only blanks are spaces: its tabs are expanded); such a cell is a plain decimal exactly when float() reads it.
+PLAIN_ROW_START, PLAIN_CELL = r"^ *([0-9]+) +([0-9]+)", r" +([0-9.]+)"
 
 
 @dataclass(frozen=True)
@@ -150,9 +163,19 @@ class PerftestResult:
         return None
 
 
+def _may_be_error(line: str, ascii_line: bool) -> bool:
+    """False when none of the error patterns can match ``line`` (an ASCII line without any of ERROR_WORDS; a line
+    of other characters is searched in full). A look for each word: faster than one search for them all."""
+    if not ascii_line:
+        return True
+    lower = line.lower()
+    for word in ERROR_WORDS:
+        if word in lower:
+            return True
+    return False
+
+
 def _classify_error(line: str) -> PerftestError | None:
-    if line.isascii() and not any(word in line.lower() for word in ERROR_WORDS):
-        return None  # none of the patterns can match (a line of other characters is searched in full)
     text = line.strip()
     match = COMPLETION_ERROR.search(text)
     if match:
@@ -168,10 +191,13 @@ def _classify_error(line: str) -> PerftestError | None:
     return None
 
 
+INT_SETTING = re.compile(r"(\d+)(?:\[\w+\])?$")
+
+
 def _int_setting(settings: dict[str, str], key: str) -> int | None:
     """A numeric header value (``4096[B]`` -> 4096); None when absent or of another form."""
     value = settings.get(key)
-    match = re.match(r"(\d+)(?:\[\w+\])?$", value) if value is not None else None
+    match = INT_SETTING.match(value) if value is not None else None
     return int(match.group(1)) if match else None
 
 
@@ -219,17 +245,42 @@ def _gpu_memory(device: re.Match[str] | None, allocated: int | None) -> GpuMemor
 
 @dataclass
 class _Side:
-    """One result table as printed by one side of a run: its header and the lines of its rows."""
+    """One result table as printed by one side of a run: its header's line number and its rows (number, text)."""
 
-    header: Line
+    header: int
     kind: str
     unit: str | None
     lat_columns: tuple[str, ...]
-    rows: list[Line] = field(default_factory=list)
+    rows: list[tuple[int, str]] = field(default_factory=list)
     closed: bool = False
 
-    def row(self, line: Line) -> BandwidthRow | LatencyRow:
-        return _bandwidth_row(line.text) if self.kind == "bw" else _latency_row(line.text, list(self.lat_columns))
+    def row(self, text: str) -> BandwidthRow | LatencyRow:
+        return _bandwidth_row(text) if self.kind == "bw" else _latency_row(text, list(self.lat_columns))
+
+    def plain_rows(self) -> list[BandwidthRow] | list[LatencyRow] | None:
+        """Every row of the table when each is of plain numbers only, as many as ``row`` reads (one search over
+        them all, and read as ``row`` reads them), else None."""
+        cells = 3 if self.kind == "bw" else len(self.lat_columns)
+        rows = re.compile(PLAIN_ROW_START + PLAIN_CELL * cells + "$", re.ASCII | re.MULTILINE)
+        found = rows.findall("\n".join(text for _, text in self.rows))
+        if len(found) != len(self.rows):
+            return None
+        try:
+            if self.kind == "bw":
+                return [BandwidthRow(int(size), int(iterations), float(peak), float(average), float(rate))
+                        for size, iterations, peak, average, rate in found]
+            fields = [LATENCY_FIELDS[column] for column in self.lat_columns]
+            return [LatencyRow(bytes=int(row[0]), iterations=int(row[1]), **_latency_values(fields, row[2:]))
+                    for row in found]
+        except ValueError:  # a cell of more than one dot, or of dots only: read row by row
+            return None
+
+
+def _latency_values(fields: list[str], cells: tuple[str, ...]) -> dict[str, float | None]:
+    values: dict[str, float | None] = dict.fromkeys(LATENCY_FIELDS.values())
+    for name, cell in zip(fields, cells):
+        values[name] = float(cell)
+    return values
 
 
 Row = TypeVar("Row", BandwidthRow, LatencyRow)
@@ -270,45 +321,77 @@ def _one_row_per_size(rows: list[Row], sizes_per_side: list[list[int]], worse: C
     return tuple(min(by_size[size], key=worse) for size in order if size in by_size)
 
 
-def _table_header(line: Line) -> tuple[str, str | None, tuple[str, ...]] | None:
-    """(kind, unit, latency columns) of a result table's header line; None when the line is another one."""
-    bw = BW_HEADER.fullmatch(line.stripped)
+def _table_header(stripped: str) -> tuple[str, str | None, tuple[str, ...]] | None:
+    """(kind, unit, latency columns) of a result table's header line (stripped); None when the line is another one."""
+    bw = BW_HEADER.fullmatch(stripped)
     if bw:
         return "bw", bw.group(1), ()
-    if LAT_HEADER.search(line.stripped):
-        columns = _latency_columns(line.stripped)
+    if LAT_HEADER.search(stripped):
+        columns = _latency_columns(stripped)
         return ("lat", None, tuple(columns)) if columns else ("lat?", None, ())
     return None
 
 
-def _settings(line: Line) -> list[tuple[str, str]] | None:
-    """The ``key : value`` pairs of a header line when they make up the whole line, else None."""
-    pairs = SETTING.findall(line.text)
-    return [(key.strip(), value) for key, value in pairs] if pairs and not SETTING.sub("", line.text).strip() else None
+def _settings(text: str) -> list[tuple[str, str]] | None:
+    """The ``key : value`` pairs of a header line when they make up the whole line (nothing but blanks between
+    and around them), else None."""
+    single = ONE_SETTING.fullmatch(text) if text.count(":") == 1 else None  # the usual line, found at once
+    if single is not None:
+        return [(single.group(1).strip(), single.group(2))]
+    pairs: list[tuple[str, str]] = []
+    end = 0
+    for match in SETTING.finditer(text):
+        if text[end:match.start()].strip():
+            return None
+        pairs.append((match.group(1).strip(), match.group(2)))
+        end = match.end()
+    return pairs if pairs and not text[end:].strip() else None
+
+
+def _gpu_line(text: str, stripped: str, ascii_line: bool) -> bool:
+    """A "Using ROCm Device with ID" or "allocated ... bytes of GPU buffer" line (``stripped``: its text stripped).
+    Both patterns start with blanks and a word ("Using", "allocated", any case): an ASCII line whose first
+    character is another cannot match (its only blank is the space: tabs are expanded, control characters
+    replaced)."""
+    if ascii_line and stripped[:1] not in GPU_FIRST_CHARACTERS:
+        return False
+    return bool(GPU_DEVICE.match(text) or GPU_BUFFER.match(text))
 
 
 def _read_tables(reading: Reading, sides: list[_Side]) -> tuple[list[BandwidthRow | LatencyRow], list[list[int]], bool]:
     """The rows of the tables (each row read whole, else unread), the sizes per side, and whether the tables are
     complete (closed by their dash line, every row read). Two tables that are not the two sides of one run are
     read from neither: their rows are unread."""
-    rows: list[BandwidthRow | LatencyRow] = []
     sizes: list[list[int]] = []
-    read: list[tuple[Line, BandwidthRow | LatencyRow]] = []
+    rows: list[BandwidthRow | LatencyRow] = []
+    read: list[tuple[int, str]] = []  # the lines of ``rows``
     for side in sides:
+        plain = side.plain_rows()
+        if plain is not None:
+            rows += plain
+            read += side.rows
+            sizes.append([row.bytes for row in plain])
+            continue
         sizes.append([])
-        for line in side.rows:
-            with reading.row(line, scope=first_word(line)):
-                row = side.row(line)
-                read.append((line, row))
+        for number, text in side.rows:
+            try:
+                row = side.row(text)
+            except Unfit as exc:
+                line = Line(number, text)
+                reading.unread(line, str(exc), first_word(line))
+            else:
+                rows.append(row)
+                read.append((number, text))
                 sizes[-1].append(row.bytes)
     if len(sides) == 2:
         try:
             _check_two_sides(sizes)
         except Unfit as exc:
-            for line, _ in read:
+            for number, text in read:
+                line = Line(number, text)
                 reading.unread(line, str(exc), first_word(line))
             return [], sizes, False
-    rows = [row for _, row in read]
+    reading.used_all(number for number, _ in read)
     complete = all(side.closed for side in sides) and len(read) == sum(len(side.rows) for side in sides)
     return rows, sizes, complete
 
@@ -332,10 +415,14 @@ def parse_perftest(text: str) -> Parsed[PerftestResult]:
     ignoring: str | None = None  # the reason a table's lines are not read (a third table, another kind)
     gpu: re.Match[str] | None = None
     allocated: int | None = None
-    for line in reading.content():
-        line = Line(line.number, line.text.expandtabs(TAB_STOP))  # a tab-aligned copy reads as the spaced one
-        header = _table_header(line)
-        in_table = len(sides) > closed or (len(sides) == 2 and closed == 1 and line.stripped[:1].isdigit())
+    table_open = both_sides_one_closed = False  # a table's rows may follow; the second side's rows may follow
+    for number, text in reading.content_texts():
+        if "\t" in text:
+            text = text.expandtabs(TAB_STOP)  # a tab-aligned copy reads as the spaced one
+        stripped = text.strip()
+        header = _table_header(stripped) if TABLE_HEADER_PART in stripped else None
+        starts_with_digit = stripped[:1].isdigit()
+        in_table = table_open or (both_sides_one_closed and starts_with_digit)
         if header is not None:
             kind, unit, columns = header
             if kind == "lat?":
@@ -343,43 +430,46 @@ def parse_perftest(text: str) -> Parsed[PerftestResult]:
             elif len(sides) == 2 or sides and (kind, unit) != (sides[0].kind, sides[0].unit):
                 ignoring = "more result tables than the two sides of one run, or of another kind: one run at a time"
             else:
-                sides.append(_Side(line, kind, unit, columns))
-                reading.known(line)
+                sides.append(_Side(number, kind, unit, columns))
+                table_open, both_sides_one_closed = len(sides) > closed, len(sides) == 2 and closed == 1
+                reading.known_at(number)
                 continue
-            reading.unread(line, ignoring)
+            reading.unread(Line(number, text), ignoring)
         elif ignoring is not None:
-            if SEPARATOR.match(line.text):
+            if SEPARATOR_PART in text and SEPARATOR.match(text):
                 ignoring = None
-                reading.known(line)
+                reading.known_at(number)
             else:
+                line = Line(number, text)
                 reading.unread(line, ignoring, first_word(line))
-        elif in_table and SEPARATOR.match(line.text):
+        elif in_table and SEPARATOR_PART in text and SEPARATOR.match(text):
             next(side for side in sides if not side.closed).closed = True
             closed += 1
-            reading.known(line)
-        elif in_table and line.stripped[:1].isdigit():
-            sides[-1].rows.append(line)
-        elif (error := _classify_error(line.text)) is not None:
+            table_open, both_sides_one_closed = len(sides) > closed, len(sides) == 2 and closed == 1
+            reading.known_at(number)
+        elif in_table and starts_with_digit:
+            sides[-1].rows.append((number, text))
+        elif _may_be_error(text, ascii_line := text.isascii()) and (error := _classify_error(text)) is not None:
             errors.append(error)
-            reading.used(line)
-        elif (title := TEST_TITLE.match(line.text)) is not None:
+            reading.used_at(number)
+        elif TITLE_PART in text and (title := TEST_TITLE.match(text)) is not None:
             test = test or title.group(1)
-            reading.used(line) if test == title.group(1) and not sides else reading.known(line)
-        elif GPU_DEVICE.match(line.text) or GPU_BUFFER.match(line.text):
-            gpu = gpu or GPU_DEVICE.match(line.text)
-            buffer = GPU_BUFFER.match(line.text)
+            reading.used_at(number) if test == title.group(1) and not sides else reading.known_at(number)
+        elif _gpu_line(text, stripped, ascii_line):
+            gpu = gpu or GPU_DEVICE.match(text)
+            buffer = GPU_BUFFER.match(text)
             allocated = allocated if allocated is not None or buffer is None else int(buffer.group(1))
-            reading.used(line)
-        elif SEPARATOR.match(line.text) or INFORMATION.match(line.stripped):
-            reading.known(line)
-        elif (pairs := _settings(line)) is not None and test is not None:
+            reading.used_at(number)
+        elif SEPARATOR_PART in text and SEPARATOR.match(text) or INFORMATION.match(stripped):
+            reading.known_at(number)
+        elif test is not None and (pairs := _settings(text)) is not None:
             if sides:
-                reading.known(line)  # the other side's header, printed again in a capture of both sides
+                reading.known_at(number)  # the other side's header, printed again in a capture of both sides
             else:
                 settings += pairs
-                reading.used(line)
+                reading.used_at(number)
         else:
-            reading.unread(line, "not a line perftest prints")
+            reading.unread(Line(number, text), "not a line perftest prints")
     rows, sizes, complete = _read_tables(reading, sides)
     header_values = dict(settings)
     kind = sides[0].kind if sides else None
@@ -397,8 +487,8 @@ def parse_perftest(text: str) -> Parsed[PerftestResult]:
         gid_index=_int_setting(header_values, "GID index"),
         gpu_memory=_gpu_memory(gpu, allocated),
         settings=tuple(settings),
-        bandwidth_rows=_one_row_per_size([r for r in rows if isinstance(r, BandwidthRow)], sizes, lambda row: row.bw_average),
-        latency_rows=_one_row_per_size([r for r in rows if isinstance(r, LatencyRow)], sizes, _worse_latency),
+        bandwidth_rows=_one_row_per_size(rows if kind == "bw" else [], sizes, lambda row: row.bw_average),
+        latency_rows=_one_row_per_size(rows if kind == "lat" else [], sizes, _worse_latency),
         errors=tuple(errors),
         sides=max(len(sides), 1),
         complete=complete and bool(sides),

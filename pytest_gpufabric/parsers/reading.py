@@ -29,9 +29,10 @@ Typical use::
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Generic, TypeVar
 
 from pytest_gpufabric.parsers.textutil import TRAILING_PROMPT, fail, normalize
@@ -40,6 +41,7 @@ T = TypeVar("T")
 U = TypeVar("U")
 
 USED, KNOWN, UNREAD = "used", "known", "unread"
+_USED, _KNOWN = (USED, "", ""), (KNOWN, "", "")  # the outcome of a used or known line (no reason, no scope)
 NOT_RECOGNIZED = "not recognized"
 REFUSAL_EXAMPLES = 3  # unread lines quoted in the message of a refused output
 _THOUSANDS = re.compile(r"^\d{1,3}(,\d{3})+$")
@@ -122,25 +124,50 @@ class Reading:
         self.tool = tool
         normalized, notes = normalize(tool, text)
         self.notes: list[str] = notes
-        self.lines: tuple[Line, ...] = tuple(Line(n, raw.rstrip()) for n, raw in enumerate(normalized.split("\n"), 1))
+        self._texts: tuple[str, ...] = tuple([raw.rstrip() for raw in normalized.split("\n")])  # line n at n - 1
         self._outcome: dict[int, tuple[str, str, str]] = {}  # line number -> (outcome, reason, scope)
-        for line in reversed(self.lines):  # a shell prompt left at the end of a capture
-            if line.stripped and not TRAILING_PROMPT.match(line.stripped):
+        for number in range(len(self._texts), 0, -1):  # a shell prompt left at the end of a capture
+            stripped = self._texts[number - 1].lstrip()
+            if stripped and not TRAILING_PROMPT.match(stripped):
                 break
-            if line.stripped:
-                self.known(line)
+            if stripped:
+                self._outcome[number] = _KNOWN
+
+    @cached_property
+    def lines(self) -> tuple[Line, ...]:
+        """Every line of the output, blank ones included, in order (line n at index n - 1)."""
+        return tuple([Line(number, text) for number, text in enumerate(self._texts, 1)])
 
     def content(self) -> list[Line]:
         """The non-blank lines not classified yet, in order."""
-        return [line for line in self.lines if line.stripped and line.number not in self._outcome]
+        outcome = self._outcome
+        return [line for line in self.lines if line.text and line.number not in outcome]  # texts are right-stripped
+
+    def content_texts(self) -> list[tuple[int, str]]:
+        """``content()`` as (line number, text) pairs: for a parser that reads many lines and needs a ``Line`` of
+        few of them (mark the others with ``used_at`` / ``known_at``)."""
+        outcome = self._outcome
+        return [(number, text) for number, text in enumerate(self._texts, 1) if text and number not in outcome]
 
     def used(self, line: Line) -> None:
         """``line`` gave facts."""
-        self._outcome[line.number] = (USED, "", "")
+        self._outcome[line.number] = _USED
 
     def known(self, line: Line) -> None:
         """``line`` is understood and holds no fact the checks judge."""
-        self._outcome[line.number] = (KNOWN, "", "")
+        self._outcome[line.number] = _KNOWN
+
+    def used_at(self, number: int) -> None:
+        """Line ``number`` gave facts."""
+        self._outcome[number] = _USED
+
+    def used_all(self, numbers: Iterable[int]) -> None:
+        """Lines ``numbers`` gave facts."""
+        self._outcome.update(dict.fromkeys(numbers, _USED))
+
+    def known_at(self, number: int) -> None:
+        """Line ``number`` is understood and holds no fact the checks judge."""
+        self._outcome[number] = _KNOWN
 
     def unread(self, line: Line, reason: str, scope: str = "") -> None:
         """``line`` was not understood; it costs only its own facts."""
@@ -171,19 +198,19 @@ class Reading:
     def unread_lines(self) -> tuple[Unread, ...]:
         """Every unread line so far, the not yet classified ones included, in line order."""
         found = []
-        for line in self.lines:
-            outcome = self._outcome.get(line.number)
-            if outcome is None and line.stripped:
-                found.append(Unread(line.number, line.text, NOT_RECOGNIZED))
+        for number, text in enumerate(self._texts, 1):
+            outcome = self._outcome.get(number)
+            if outcome is None and text:
+                found.append(Unread(number, text, NOT_RECOGNIZED))
             elif outcome is not None and outcome[0] == UNREAD:
-                found.append(Unread(line.number, line.text, outcome[1], outcome[2]))
+                found.append(Unread(number, text, outcome[1], outcome[2]))
         return tuple(found)
 
     def done(self, facts: T, *, nothing: str = "nothing in it is understood") -> Parsed[T]:
         """The result: facts, unread lines and notes. ParseError (``nothing`` and the first unread lines) when
         no line gave a fact."""
         unread = self.unread_lines()
-        if not any(outcome == USED for outcome, _, _ in self._outcome.values()):
+        if _USED not in self._outcome.values():  # every used line's outcome is _USED
             examples = "; ".join(u.describe() for u in unread[:REFUSAL_EXAMPLES])
             fail(self.tool, nothing + (f" ({examples})" if examples else ""))
         return Parsed(self.tool, facts, unread, tuple(self.notes))

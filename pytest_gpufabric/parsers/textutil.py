@@ -19,7 +19,16 @@ COMMAND_PROMPT = re.compile(r"^(\([^)]*\)\s*)?(\[[^\]\s]+@[^\]]+\][$#]|\S+@\S+?:
 # stray escape in a pasted or captured output) are replaced by REPLACEMENT and noted; the rest is parsed.
 BINARY_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1a\x1c-\x1f\x7f\ufffd]")
 REPLACEMENT = "\ufffd"
+# The ASCII characters outside BINARY_CHARS: tab, line feed, carriage return, escape and the printable ones.
+ASCII_TEXT_BYTES = bytes([0x09, 0x0A, 0x0D, 0x1B, *range(0x20, 0x7F)])
 NOTED_POSITIONS = 3  # how many positions a note names
+
+
+def _has_binary_chars(text: str) -> bool:
+    """Whether ``text`` holds a character of BINARY_CHARS (for ASCII text, a look at its bytes: several times faster)."""
+    if text.isascii():
+        return bool(text.encode("ascii").translate(None, ASCII_TEXT_BYTES))
+    return BINARY_CHARS.search(text) is not None
 
 
 def fail(tool: str, reason: str) -> NoReturn:
@@ -37,12 +46,17 @@ def normalize(tool: str, text: str) -> tuple[str, list[str]]:
     was replaced (line and column of the first few). ParseError on a binary output (a NUL) or no content."""
     if not isinstance(text, str):
         fail(tool, f"expected text, got {type(text).__name__}")
-    text = strip_ansi(text).replace("\r\n", "\n").replace("\r", "\n")
+    if "\x1b" in text:  # every escape starts with ESC: without one there is nothing to remove
+        text = strip_ansi(text)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     nul = text.find("\x00")
     if nul >= 0:
         fail(tool, f"binary data (character '\\x00' at offset {nul}), not a text output")
-    if not text.strip():
+    if not text or text.isspace():
         fail(tool, "empty output")
+    if not _has_binary_chars(text):  # the usual output: nothing to replace, nothing to note
+        return text, []
     return BINARY_CHARS.sub(REPLACEMENT, text), control_character_notes(text)
 
 

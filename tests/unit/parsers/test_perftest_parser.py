@@ -147,6 +147,25 @@ def test_ocr_damaged_rows_are_unread_and_the_table_incomplete(output: Output, un
         max_average_bw(parsed.facts)
 
 
+@pytest.mark.parametrize(("name", "size", "cell", "reason"), [
+    pytest.param(S0_ROCM, "65536", "1.2.3", "BW peak: expected a number, found '1.2.3'", id="bw-two-dots"),
+    pytest.param(S0_ROCM, "65536", ".", "BW peak: expected a number, found '.'", id="bw-dot-only"),
+    pytest.param(WRITE_LAT, "1024", "1..5", "t_min[usec]: expected a number, found '1..5'", id="lat-two-dots"),
+])
+def test_a_cell_of_digits_and_dots_that_is_no_number_is_unread(output: Output, unread_line, name: str, size: str,
+                                                                cell: str, reason: str) -> None:
+    """A table's rows are read in one search when every cell is of digits and dots; a cell of that form that is
+    no number ('1.2.3') sends the table to the row-by-row reading: that row unread, the others read."""
+    text = output("perftest", name)
+    row = next(line for line in text.splitlines() if line.split()[:1] == [size])
+    cells = row.split()
+    parsed = parse_perftest(text.replace(row, row.replace(f" {cells[2]} ", f" {cell} ", 1)))
+    unread_line(parsed, reason)
+    facts = parsed.facts
+    read = [r.bytes for r in (*facts.bandwidth_rows, *facts.latency_rows)]
+    assert int(size) not in read and len(read) == 22 and not facts.complete
+
+
 def test_cut_inside_a_row(output: Output, unread_line) -> None:
     text = output("perftest", S0_ROCM)
     parsed = parse_perftest(text[: text.index(" 131072     20000") + 24])
