@@ -106,7 +106,7 @@ def measure(site: Path, work: Path, check: str, policy: str, workers: str, targe
     return {
         "workers": workers, "pair_policy": policy, "items": len(records), "nic_pairs": nic_pairs,
         "outcomes": {outcome: sum(r["outcome"] == outcome for r in records) for outcome in {r["outcome"] for r in records}},
-        "not_passed": [f"{r['item']}: {str(r.get('message') or '').strip().splitlines()[:1]}"
+        "not_passed": [f"{r['item']}: {str(r.get('message') or '').strip()[:600]}"
                        for r in records if r["outcome"] != "passed"][:5],
         "wall_s": run["wall_s"], "cpu_s": run["cpu_s"], "collect_cpu_s": collect["cpu_s"],
         "collect_wall_s": collect["wall_s"], "beyond_collection_cpu_s": round(beyond, 2),

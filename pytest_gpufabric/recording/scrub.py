@@ -21,33 +21,42 @@ _VALUE = r"""(?P<secret>"[^"\n]*"|'[^'\n]*'|\S+)"""
 _SECRET_WORD = r"(?:passw(?:or)?d|passphrase|secret|token|api[_-]?key|access[_-]?key|private[_-]?key)"
 _SECRET_NAME = rf"(?:[A-Za-z0-9]+[_.-])*{_SECRET_WORD}(?:[_.-][A-Za-z0-9_.-]*)?"
 
-DEFAULT_PATTERNS: tuple[str, ...] = (
+# One of these is in every match of _SECRET_WORD (lower-cased): its words, api/access/private with each joint.
+_SECRET_WORDS = ("passw", "passphrase", "secret", "token",
+                 *(f"{word}{joint}key" for word in ("api", "access", "private") for joint in ("", "_", "-")))
+
+# Each built-in pattern with its words: lower-case text of which at least one appears in any text the pattern
+# matches (lower-cased), so a text with none of them is not searched with it (most outputs hold none of them).
+DEFAULTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # PEM private key blocks (also a block cut off before its END line): the key body.
-    r"(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?P<secret>.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)",
+    (r"(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?P<secret>.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|\Z)",
+     ("private key",)),
     # ... and a key body before its END line whose BEGIN line lost its start (a shortened repr: "...IN RSA
     # PRIVATE KEY-----\\nMIIE...\\n-----END RSA PRIVATE KEY-----"): no "-----" in between.
-    r"(?s)PRIVATE KEY-----(?P<secret>(?:(?!-----).)+)-----END [A-Z0-9 ]*PRIVATE KEY-----",
+    (r"(?s)PRIVATE KEY-----(?P<secret>(?:(?!-----).)+)-----END [A-Z0-9 ]*PRIVATE KEY-----", ("private key",)),
     # HTTP authorization headers, keeping the scheme: "Authorization: Bearer <scrubbed>".
-    r"(?i)\b(?:proxy-)?authorization[ \t]*:[ \t]*(?:(?:basic|bearer|token|digest|negotiate)[ \t]+)?"
-    r"(?P<secret>[^\r\n'\"]+)",
+    (r"(?i)\b(?:proxy-)?authorization[ \t]*:[ \t]*(?:(?:basic|bearer|token|digest|negotiate)[ \t]+)?"
+     r"(?P<secret>[^\r\n'\"]+)", ("authorization",)),
     # sshpass -p ARG (also -pARG), ipmitool ... -P ARG.
-    rf"\bsshpass\b(?:[ \t]+-[A-Za-z](?:[ \t]+\S+)?)*?[ \t]+-p[ \t]*{_VALUE}",
-    rf"\bipmitool\b[^\n]*?[ \t]-P[ \t]*{_VALUE}",
+    (rf"\bsshpass\b(?:[ \t]+-[A-Za-z](?:[ \t]+\S+)?)*?[ \t]+-p[ \t]*{_VALUE}", ("sshpass",)),
+    (rf"\bipmitool\b[^\n]*?[ \t]-P[ \t]*{_VALUE}", ("ipmitool",)),
     # Command-line options: --password ARG, --db-token=ARG, -secret ARG.
-    rf"(?i)(?<![\w-])--?{_SECRET_NAME}(?:[ \t]+|=){_VALUE}",
+    (rf"(?i)(?<![\w-])--?{_SECRET_NAME}(?:[ \t]+|=){_VALUE}", _SECRET_WORDS),
     # Assignments in commands, environments, configs and JSON: password=..., "token": "...", secret: ...
-    rf"""(?i)(?<![\w.-]){_SECRET_NAME}(?![\w.-])["']?[ \t]*[:=][ \t]*{_VALUE}""",
+    (rf"""(?i)(?<![\w.-]){_SECRET_NAME}(?![\w.-])["']?[ \t]*[:=][ \t]*{_VALUE}""", _SECRET_WORDS),
     # Credentials in URLs: scheme://user:PASSWORD@host.
-    r"(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]+:(?P<secret>[^/\s@]+)@",
+    (r"(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@]+:(?P<secret>[^/\s@]+)@", ("://",)),
     # Switch configurations (EOS and other industry-standard CLIs): username/enable secrets and passwords with
     # their hash type, TACACS+/RADIUS keys, SNMP communities; Junos quoted secrets; SONiC's TACACS+ passkey.
-    r"(?im)^[ \t]*(?:username[ \t]+\S+[^\n]*?[ \t]|enable[ \t]+)(?:secret|password)[ \t]+"
-    r"(?:(?:sha512|md5|\d)[ \t]+)?(?P<secret>\S+)",
-    r"(?im)^[ \t]*(?:tacacs|radius)-server\b[^\n]*?[ \t]key[ \t]+(?:\d[ \t]+)?(?P<secret>\S+)",
-    r"(?im)^[ \t]*snmp-server[ \t]+community[ \t]+(?P<secret>\S+)",
-    r"(?i)\b(?:encrypted-password|authentication-key|secret)[ \t]+\"(?P<secret>[^\"\n]*)\"",
-    r'(?i)"passkey"[ \t]*:[ \t]*"(?P<secret>[^"\n]*)"',
+    (r"(?im)^[ \t]*(?:username[ \t]+\S+[^\n]*?[ \t]|enable[ \t]+)(?:secret|password)[ \t]+"
+     r"(?:(?:sha512|md5|\d)[ \t]+)?(?P<secret>\S+)", ("secret", "password")),
+    (r"(?im)^[ \t]*(?:tacacs|radius)-server\b[^\n]*?[ \t]key[ \t]+(?:\d[ \t]+)?(?P<secret>\S+)", ("tacacs", "radius")),
+    (r"(?im)^[ \t]*snmp-server[ \t]+community[ \t]+(?P<secret>\S+)", ("snmp-server",)),
+    (r"(?i)\b(?:encrypted-password|authentication-key|secret)[ \t]+\"(?P<secret>[^\"\n]*)\"",
+     ("encrypted-password", "authentication-key", "secret")),
+    (r'(?i)"passkey"[ \t]*:[ \t]*"(?P<secret>[^"\n]*)"', ('"passkey"',)),
 )
+DEFAULT_PATTERNS: tuple[str, ...] = tuple(source for source, _ in DEFAULTS)
 
 
 _CACHE_LIMIT = 4096  # texts
@@ -60,17 +69,21 @@ class Scrubber:
     Each pattern is a regular expression; the part replaced is its group named ``secret`` if it has
     one, else its first group if it has groups, else the whole match. A quoted secret keeps its quotes.
     ``patterns`` are added to the built-in ``DEFAULT_PATTERNS``; an invalid one raises ``UsageError``.
+    A built-in pattern searches only an ASCII text that holds one of its words (``DEFAULTS``); a text of other
+    characters (where a case-blind match need not be one of the text's lower case) is searched with every one.
     """
 
     def __init__(self, patterns: Sequence[str] = (), *, defaults: bool = True) -> None:
-        sources = (*DEFAULT_PATTERNS, *patterns) if defaults else tuple(patterns)
-        self._patterns = tuple(_compile(source) for source in sources)
+        given: tuple[tuple[str, tuple[str, ...]], ...] = tuple((source, ()) for source in patterns)
+        sources = (*DEFAULTS, *given) if defaults else given
+        # each pattern with its words (none: a configured pattern, searched in every text)
+        self._patterns = tuple((_compile(source), words) for source, words in sources)
         self._cache: dict[str, str] = {}  # texts recur (titles, hints, ids, outputs of cached facts): scrubbed once
         self._cached_chars = 0
 
     @property
     def patterns(self) -> tuple[str, ...]:
-        return tuple(pattern.pattern for pattern in self._patterns)
+        return tuple(pattern.pattern for pattern, _ in self._patterns)
 
     def scrub(self, text: str) -> str:
         """``text`` with every secret replaced by ``<scrubbed>``."""
@@ -78,8 +91,14 @@ class Scrubber:
         if cached is not None:
             return cached
         scrubbed = text
-        for pattern in self._patterns:
-            scrubbed = pattern.sub(_replace_secret, scrubbed)
+        lowered = text.lower() if text.isascii() else None  # ASCII: a case-blind match is one of its lower case
+        for pattern, words in self._patterns:
+            if words and lowered is not None and not any(word in lowered for word in words):
+                continue  # none of the words without which the pattern cannot match
+            replaced = pattern.sub(_replace_secret, scrubbed)
+            if replaced != scrubbed:
+                scrubbed = replaced
+                lowered = scrubbed.lower() if scrubbed.isascii() else None
         if len(text) <= _CACHE_CHARS:
             if len(self._cache) >= _CACHE_LIMIT or self._cached_chars + len(text) > _CACHE_CHARS:
                 self._cache.clear()
