@@ -47,6 +47,11 @@ TESTS = {
     "HOST-008": "suites/acceptance/test_connectivity.py::test_passwordless_ssh",
 }
 RUN_TIMEOUT_S = 3600
+# The target runs every node's shells on this machine's cores: the first round of 256 nodes starts ~1,000 shells at
+# once on 2 cores, and a node pair's commands then took 12-17 s of the 21 s bound a real node pair needs 7 s of
+# (3 x 7 s): 2-5 of 256 items errored "did not end within its time limit". The bound is for real nodes; here it
+# is widened so that the figures are of the controller's work, not of the target's queue.
+BOUND_FACTOR_ON_TARGET = 20
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -87,7 +92,7 @@ def measure(site: Path, work: Path, check: str, policy: str, workers: str, targe
     tag = f"n{workers}-{policy.replace(':', '')}"
     results, log = work / f"results-{tag}", work / f"schedule-{tag}.jsonl"
     options = [TESTS[check], f"--cluster={site}", f"--pair-policy={policy}", "-q", "-p", "no:cacheprovider", "-n", workers,
-               *(["-k", select] if select else [])]
+               f"--bound-factor={BOUND_FACTOR_ON_TARGET}", *(["-k", select] if select else [])]
     base = [sys.executable, "-m", "pytest", *options]
     collect = run_measured([*base, "--collect-only"], target_pid)
     live = base
