@@ -472,21 +472,28 @@ class RoundEngine:
         return [self._judge_pair_ends(nodeid, outcome) for outcome in outcomes]
 
     def _judge_pair_ends(self, nodeid: str, outcome: RailMeasurement[Any]) -> RailMeasurement[Any]:
+        """A NIC pair that gave no measurement has its links read (a link that went down in the middle of its run
+        can leave another error than "could not exchange traffic": a server stopped before it printed); only
+        pairs that could not exchange traffic count towards ``NIC_DOWN_AFTER``."""
         assert self._control is not None
         pair = outcome.pair
         if outcome.error_kind in ("down", LeaseBusy.__name__):
             return outcome
         ends = ((pair.node_a, pair.nic_a), (pair.node_b, pair.nic_b))
-        if outcome.error_kind != UNREACHABLE:
+        unreachable = outcome.error_kind == UNREACHABLE
+        if not unreachable:
             with self._guard:
                 for node, nic in ends:
                     self._nic_failures.pop(f"{node.name}/{nic.name}", None)
-            return outcome
+            if outcome.error_kind is None:  # measured
+                return outcome
         reads: list[CommandResult] = []
         for node, nic in ends:
             name = f"{node.name}/{nic.name}"
-            with self._guard:
-                failures = self._nic_failures[name] = self._nic_failures.get(name, 0) + 1
+            failures = 0
+            if unreachable:
+                with self._guard:
+                    failures = self._nic_failures[name] = self._nic_failures.get(name, 0) + 1
             try:
                 read = self._run(node.name, operstate_command(nic.netdev), 10.0, False, nodeid, None)
             except GpufabricError:
@@ -495,7 +502,7 @@ class RoundEngine:
             state = link_down_state(read)
             if state is not None:
                 self._control.marks.mark(name, f"link {state} ({outcome.error})")
-            elif failures >= NIC_DOWN_AFTER:
+            elif unreachable and failures >= NIC_DOWN_AFTER:
                 self._control.marks.mark(name, f"{failures} NIC pairs in a row could not exchange traffic (last: {outcome.error})")
         return RailMeasurement(pair, None, (*outcome.commands, *reads), outcome.error_kind, outcome.error)
 

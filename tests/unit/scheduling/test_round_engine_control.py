@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from pytest_gpufabric.errors import Unreachable
+from pytest_gpufabric.errors import MeasurementMissing, Unreachable
 from pytest_gpufabric.exclusive import ResourceLocks, ScheduleLog, rail_resources, resource_node
 from pytest_gpufabric.exclusive.down import DownMarks
 from pytest_gpufabric.exclusive.leases import LeaseBusy, NodeGuard
@@ -108,6 +108,44 @@ def test_a_nic_whose_link_is_down_is_marked_and_its_pending_pairs_error_at_once(
                for kind, error in refused), refused
     assert sum(dead in _ends_of(pair_id, rails) for pair_id in cluster.measured) == 1  # measured once, then refused
     assert [(rail.pair.id, rail.error) for rail in rails if dead not in _ends(rail.pair) and rail.error] == []
+
+
+def test_a_link_that_went_down_in_a_run_is_read_after_any_error_and_marked_at_once(demo_inventory: Inventory,
+                                                                                    tmp_path: Path) -> None:
+    cluster = Cluster(demo_inventory, tmp_path)
+    dead_node = demo_inventory.nodes[2]
+    dead = f"{dead_node.name}/{dead_node.nics[1].name}"
+    cluster.link_state[(dead_node.name, dead_node.nics[1].netdev)] = "down"
+
+    def behaviour(runner: RailRunner, pair: NicPairTarget) -> str:
+        if dead in _ends(pair):  # the link went down in the middle of the run: its server was stopped unheard
+            raise MeasurementMissing(f"{pair.id}: the server's output is not in its node's command output")
+        return "measured"
+    cluster.behaviour = behaviour
+    rails = _rails(cluster.sweep())
+    with_dead = [rail for rail in rails if dead in _ends(rail.pair)]
+    first = [rail for rail in with_dead if rail.error_kind == "MeasurementMissing"]
+    assert len(first) == 1 and any(result.command.endswith("/operstate") for result in first[0].commands)
+    assert all(rail.error_kind == "down" and "link down (" in str(rail.error) for rail in with_dead if rail is not first[0])
+
+
+def test_errors_other_than_no_traffic_do_not_mark_a_nic_whose_link_is_up(demo_inventory: Inventory, tmp_path: Path) -> None:
+    cluster = Cluster(demo_inventory, tmp_path)
+    node = demo_inventory.nodes[0]
+    busy = f"{node.name}/{node.nics[0].name}"
+
+    def behaviour(runner: RailRunner, pair: NicPairTarget) -> str:
+        if busy in _ends(pair):
+            raise MeasurementMissing(f"{pair.id}: perftest server could not listen (port in use)")
+        return "measured"
+    cluster.behaviour = behaviour
+    every = _rails(cluster.sweep())
+    rails = [rail for rail in every if busy in _ends(rail.pair)]
+    assert len(rails) > 2 and all(rail.error_kind == "MeasurementMissing" for rail in rails)  # each tried, none refused
+    assert all(any(result.command.endswith("/operstate") for result in rail.commands) for rail in rails)
+    assert cluster.control.marks.cause(busy) is None
+    measured = [rail for rail in every if rail.error_kind is None]
+    assert measured and not any(result.command.endswith("/operstate") for rail in measured for result in rail.commands)
 
 
 def _ends_of(pair_id: str, rails: Sequence[RailMeasurement[Any]]) -> set[str]:
