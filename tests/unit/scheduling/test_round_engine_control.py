@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ from pytest_gpufabric.exclusive.down import DownMarks
 from pytest_gpufabric.exclusive.leases import LeaseBusy, NodeGuard
 from pytest_gpufabric.exclusive.locks import lock_file_name
 from pytest_gpufabric.exclusive.stop import StopFlag
-from pytest_gpufabric.inventory import Inventory
+from pytest_gpufabric.inventory import Inventory, Node
 from pytest_gpufabric.measuring import engine as engine_module
 from pytest_gpufabric.measuring.control import RunControl
 from pytest_gpufabric.measuring.engine import RoundEngine
@@ -60,6 +60,20 @@ class Cluster:
             return CommandResult(node, command, self.link_state.get((node, command.split("/")[4]), "up") + "\n", "", 0, 0.0)
         return CommandResult(node, command, "measured", "", 0, 0.0)
 
+    def fail_pairs_of(self, node: Node, nic_index: int, error: Callable[[str], Exception], link: str = "up") -> str:
+        """Every NIC pair with NIC ``nic_index`` of ``node`` raises ``error(its id)``; that NIC's link reads ``link``.
+        Returns the NIC's name (``node/nic``)."""
+        nic = node.nics[nic_index]
+        name = f"{node.name}/{nic.name}"
+        self.link_state[(node.name, nic.netdev)] = link
+
+        def behaviour(runner: RailRunner, pair: NicPairTarget) -> str:
+            if name in _ends(pair):
+                raise error(pair.id)
+            return "measured"
+        self.behaviour = behaviour
+        return name
+
     def engine(self) -> RoundEngine:
         engine = RoundEngine(self.run, lambda check, target: target.rail_pairs(), self.locks, self.shared, self.log,
                              "gw0", None, control=self.control)
@@ -89,15 +103,8 @@ def _rails(got: dict[str, list[RailMeasurement[Any]]]) -> list[RailMeasurement[A
 def test_a_nic_whose_link_is_down_is_marked_and_its_pending_pairs_error_at_once(demo_inventory: Inventory,
                                                                                  tmp_path: Path) -> None:
     cluster = Cluster(demo_inventory, tmp_path)
-    dead_node = demo_inventory.nodes[2]
-    dead = f"{dead_node.name}/{dead_node.nics[1].name}"
-    cluster.link_state[(dead_node.name, dead_node.nics[1].netdev)] = "lowerlayerdown"
-
-    def behaviour(runner: RailRunner, pair: NicPairTarget) -> str:
-        if dead in _ends(pair):
-            raise Unreachable(f"{pair.id}: perftest client did not end within its time limit (exit 124)")
-        return "measured"
-    cluster.behaviour = behaviour
+    dead = cluster.fail_pairs_of(demo_inventory.nodes[2], 1, lambda pair_id: Unreachable(
+        f"{pair_id}: perftest client did not end within its time limit (exit 124)"), link="lowerlayerdown")
     rails = _rails(cluster.sweep())
     with_dead = [rail for rail in rails if dead in _ends(rail.pair)]
     assert len(with_dead) == len(demo_inventory.nodes) - 1
@@ -113,15 +120,8 @@ def test_a_nic_whose_link_is_down_is_marked_and_its_pending_pairs_error_at_once(
 def test_a_link_that_went_down_in_a_run_is_read_after_any_error_and_marked_at_once(demo_inventory: Inventory,
                                                                                     tmp_path: Path) -> None:
     cluster = Cluster(demo_inventory, tmp_path)
-    dead_node = demo_inventory.nodes[2]
-    dead = f"{dead_node.name}/{dead_node.nics[1].name}"
-    cluster.link_state[(dead_node.name, dead_node.nics[1].netdev)] = "down"
-
-    def behaviour(runner: RailRunner, pair: NicPairTarget) -> str:
-        if dead in _ends(pair):  # the link went down in the middle of the run: its server was stopped unheard
-            raise MeasurementMissing(f"{pair.id}: the server's output is not in its node's command output")
-        return "measured"
-    cluster.behaviour = behaviour
+    dead = cluster.fail_pairs_of(demo_inventory.nodes[2], 1, lambda pair_id: MeasurementMissing(  # its server stopped unheard
+        f"{pair_id}: the server's output is not in its node's command output"), link="down")
     rails = _rails(cluster.sweep())
     with_dead = [rail for rail in rails if dead in _ends(rail.pair)]
     first = [rail for rail in with_dead if rail.error_kind == "MeasurementMissing"]
@@ -131,14 +131,8 @@ def test_a_link_that_went_down_in_a_run_is_read_after_any_error_and_marked_at_on
 
 def test_errors_other_than_no_traffic_do_not_mark_a_nic_whose_link_is_up(demo_inventory: Inventory, tmp_path: Path) -> None:
     cluster = Cluster(demo_inventory, tmp_path)
-    node = demo_inventory.nodes[0]
-    busy = f"{node.name}/{node.nics[0].name}"
-
-    def behaviour(runner: RailRunner, pair: NicPairTarget) -> str:
-        if busy in _ends(pair):
-            raise MeasurementMissing(f"{pair.id}: perftest server could not listen (port in use)")
-        return "measured"
-    cluster.behaviour = behaviour
+    busy = cluster.fail_pairs_of(demo_inventory.nodes[0], 0, lambda pair_id: MeasurementMissing(
+        f"{pair_id}: perftest server could not listen (port in use)"))
     every = _rails(cluster.sweep())
     rails = [rail for rail in every if busy in _ends(rail.pair)]
     assert len(rails) > 2 and all(rail.error_kind == "MeasurementMissing" for rail in rails)  # each tried, none refused
@@ -155,14 +149,8 @@ def _ends_of(pair_id: str, rails: Sequence[RailMeasurement[Any]]) -> set[str]:
 def test_a_nic_that_fails_two_pairs_in_a_row_is_marked_down_even_with_its_link_up(demo_inventory: Inventory,
                                                                                  tmp_path: Path) -> None:
     cluster = Cluster(demo_inventory, tmp_path)
-    node = demo_inventory.nodes[0]
-    dead = f"{node.name}/{node.nics[0].name}"
-
-    def behaviour(runner: RailRunner, pair: NicPairTarget) -> str:
-        if dead in _ends(pair):
-            raise Unreachable(f"{pair.id}: perftest client could not run (connection)")
-        return "measured"
-    cluster.behaviour = behaviour
+    dead = cluster.fail_pairs_of(demo_inventory.nodes[0], 0, lambda pair_id: Unreachable(
+        f"{pair_id}: perftest client could not run (connection)"))
     rails = [rail for rail in _rails(cluster.sweep()) if dead in _ends(rail.pair)]
     assert [rail.error_kind for rail in rails].count("Unreachable") == 2
     assert cluster.control.marks.cause(dead) is not None and "2 NIC pairs in a row" in str(cluster.control.marks.cause(dead))
