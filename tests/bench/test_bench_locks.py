@@ -4,7 +4,8 @@ walks it on every lock and unlock, so a lock costs in proportion to the locks he
 
 The test takes and gives back one job's 48 locks 200 times with none held and with ``HELD`` held (104 other jobs),
 CPU time of this process (the kernel's time is the process's system time). pytest-benchmark times the loaded case
-where it is on. ``docs/scale-benchmarks.md`` holds the figures.
+where it is on. With one lock file: 0.175 ms alone, 3.0 ms among 5,000 held (x17); with ``SHARDS`` files: 0.26 and
+0.26 ms. ``docs/scale-benchmarks.md`` holds the figures.
 """
 
 from __future__ import annotations
@@ -57,3 +58,4 @@ def test_a_jobs_locks_cost_little_more_among_thousands_held(locks: ResourceLocks
         benchmark(_hold_job, locks)
     benchmark.extra_info.update({"held": HELD, "alone_ms": round(alone, 3), "among_held_ms": round(loaded, 3)})
     assert loaded < 50, (alone, loaded)  # generous: a shared machine
+    assert loaded < MAX_RATIO * alone, (alone, loaded)  # both in one run: the machine's load cancels out

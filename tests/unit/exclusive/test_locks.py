@@ -6,12 +6,14 @@ import multiprocessing
 import os
 import random
 import threading
+from collections import Counter
 import time
 from pathlib import Path
 
 import pytest
 
 from pytest_gpufabric.exclusive import ResourceLocks, ResourceLockTimeout, ScheduleLog, find_overlaps, lock_file_name
+from pytest_gpufabric.exclusive.locks import SHARDS
 from pytest_gpufabric.scheduling import rail_rounds
 from tests.unit.scheduling.helpers import node_names
 
@@ -169,13 +171,13 @@ def test_threads_of_one_process_exclude_each_other(tmp_path: Path) -> None:
     assert find_overlaps(records) == []
 
 
-def test_many_locks_held_at_once_need_one_descriptor(tmp_path: Path) -> None:
+def test_many_locks_held_at_once_need_few_descriptors(tmp_path: Path) -> None:
     """A 1,024 x 8 round holds about 25,000 locks at once: more than a process may open files."""
     names = [f"nic:node{n:04d}/bnxt_re{r}" for n in range(1024) for r in range(8)]
     before = len(os.listdir("/proc/self/fd"))
     locks = ResourceLocks(tmp_path / "locks", timeout_s=5)
     with locks.hold(names, owner="round") as held:
-        assert len(os.listdir("/proc/self/fd")) <= before + 1
+        assert len(os.listdir("/proc/self/fd")) <= before + SHARDS
         assert held == tuple(sorted(names))
         with pytest.raises(ResourceLockTimeout) as caught, ResourceLocks(tmp_path / "locks", timeout_s=0.2).hold([names[5]]):
             pytest.fail("the lock is held through another descriptor of this process")
@@ -183,3 +185,27 @@ def test_many_locks_held_at_once_need_one_descriptor(tmp_path: Path) -> None:
     with ResourceLocks(tmp_path / "locks", timeout_s=0.2).hold(names[:3]):
         pass
     locks.close()
+
+
+def _held_records_by_file() -> Counter[str]:
+    """This process's open-file-description record locks, counted per file (device:inode), from /proc/locks."""
+    counts: Counter[str] = Counter()
+    for line in Path("/proc/locks").read_text().splitlines():
+        fields = line.split()
+        if len(fields) > 5 and fields[1] == "OFDLCK":
+            counts[fields[5]] += 1
+    return counts
+
+
+def test_held_locks_are_spread_over_the_lock_files(tmp_path: Path) -> None:
+    """The kernel walks a file's whole list of record locks on every lock and unlock: the locks of a round are
+    spread over ``SHARDS`` files, none holding more than a small share of them."""
+    names = [f"{kind}:node{n:04d}/{rail}" for kind in ("nic", "gpu", "port") for n in range(128) for rail in range(8)]
+    before = _held_records_by_file()
+    locks = ResourceLocks(tmp_path / "locks", timeout_s=5)
+    with locks.hold(names, owner="round"):
+        held = _held_records_by_file() - before
+    locks.close()
+    assert sum(held.values()) == len(names)
+    assert len(held) == SHARDS
+    assert max(held.values()) < len(names) / 16, held  # 48 a file on average
