@@ -9,10 +9,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from pytest_gpufabric.reporting.acceptance.load import cycle_collector_paused
 from pytest_gpufabric.reporting.acceptance.runinfo import RunInfo
 from pytest_gpufabric.signoff.deviations import Deviation
 from pytest_gpufabric.signoff.inputs import recording_digest
-from pytest_gpufabric.signoff.plan import Plan, write_plan
+from pytest_gpufabric.signoff.plan import Plan, read_plan, write_plan
 from pytest_gpufabric.signoff.runs import DEVIATIONS_FILE, PLAN_FILE, RUN_INFO_FILE, RunDirectory
 
 
@@ -47,19 +48,19 @@ class RunFiles:
     inputs: Callable[[], dict[str, str]]
     recording: Path | None = None
     started: bool = False
-    _plan: Plan | None = None
 
     def planned(self) -> Plan:
-        """The plan, built once."""
-        if self._plan is None:
-            self._plan = self.plan()
-        return self._plan
+        """The plan: as written at the start of the run (read back), or built when nothing was written."""
+        return read_plan(self.directory.path / PLAN_FILE) if self.started else self.plan()
 
     def start(self) -> None:
+        """Write the run's files. The plan (millions of items at 1,024 nodes, none in a reference cycle) is built and
+        written with the cycle collector paused, and not kept: it freed as soon as it is written."""
         path = self.directory.create()
         self.info = replace(self.info, inputs=self.inputs())
         write_json(path / RUN_INFO_FILE, self.info.to_json())
-        write_plan(self.planned(), path / PLAN_FILE)
+        with cycle_collector_paused():
+            write_plan(self.plan(), path / PLAN_FILE)
         write_deviations(path / DEVIATIONS_FILE, self.deviations)
         self.started = True
 
