@@ -3,6 +3,7 @@ its own session channel (``transport.channel``)."""
 
 from __future__ import annotations
 
+import errno
 import os
 import socket
 import threading
@@ -18,6 +19,7 @@ from pytest_gpufabric.exclusive.leases import NodeGuard, busy_line, lease_error,
 from pytest_gpufabric.transport.base import CommandResult
 from pytest_gpufabric.transport.bounded import bounded_command, channel_timeout
 from pytest_gpufabric.transport.channel import run_on_channel
+from pytest_gpufabric.transport.open_files import raise_open_files_limit
 
 STOP_TIMEOUT_S = 10.0  # bound of a stop command on its node
 SIGNALLED_EXIT = 128 + 15  # the status given a command a signal ended (a stop's SIGTERM, as a shell would say)
@@ -53,6 +55,8 @@ def describe_ssh_failure(exc: BaseException) -> str:
         return f"unreachable: {exc.strerror or exc}"
     if isinstance(exc, (socket.timeout, TimeoutError)):
         return "unreachable: connection timed out"
+    if isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE):
+        return f"the controller ran out of open files ({exc.strerror}), not the node: raise the open-files limit (ulimit -n)"
     if isinstance(exc, OSError):
         return f"unreachable: {exc.strerror or exc}"
     return f"SSH error: {type(exc).__name__}: {exc}"
@@ -96,6 +100,7 @@ class SshTransport:
 
     def __init__(self, endpoints: Mapping[str, SshEndpoint], handshakes_at_once: int = HANDSHAKES_AT_ONCE) -> None:
         self._endpoints = dict(endpoints)
+        raise_open_files_limit(len(self._endpoints))  # a connection to each, commands on them at once
         self._connections: dict[str, Connection] = {}
         self._failures: dict[str, str] = {}
         self.connections_opened: dict[str, int] = {}

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import resource
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -34,6 +37,35 @@ def test_every_node_answers_under_its_own_name_with_host_keys_checked(target: Lo
     for name, result in zip(names, results):
         assert result.exit_code == 0, result.stderr
         assert result.stdout.split()[0] == name and result.stdout.split()[1].endswith(f"/nodes/{name}")
+
+
+CONNECT_ALL = """
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pytest_gpufabric.inventory import load_inventory
+from pytest_gpufabric.transport.factory import live_transport
+inventory = load_inventory(sys.argv[1], ["mi300x-thor2"])
+transport = live_transport(inventory, verify_host_keys=True)
+with ThreadPoolExecutor(64) as pool:
+    results = list(pool.map(lambda node: transport.run(node.name, "sleep 0.2; echo ok", 30), inventory.nodes))
+transport.close()
+print(sum(result.stdout == "ok\\n" for result in results), "of", len(results))
+"""
+
+
+def test_a_transport_to_every_node_raises_a_low_open_files_limit(target: LoopbackTarget, tmp_path: Path) -> None:
+    """300 connections and 64 commands at once need more than a soft limit of 256 open files: the transport raises
+    the limit (up to the hard one) before it connects, so no node fails with "Too many open files"."""
+    site = target.write_inventory(tmp_path / "site.yaml")
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    assert hard == resource.RLIM_INFINITY or hard > 2048, "this test needs a hard limit above 2,048 open files"
+
+    def low_soft_limit() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
+    done = subprocess.run([sys.executable, "-c", CONNECT_ALL, str(site)], capture_output=True, text=True, timeout=300,
+                          preexec_fn=low_soft_limit)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == f"{NODES} of {NODES}"
 
 
 def test_stand_ins_answer_at_once_in_the_real_tools_formats(target: LoopbackTarget, tmp_path: Path) -> None:
