@@ -57,8 +57,7 @@ def test_a_transport_to_every_node_raises_a_low_open_files_limit(target: Loopbac
     """300 connections and 64 commands at once need more than a soft limit of 256 open files: the transport raises
     the limit (up to the hard one) before it connects, so no node fails with "Too many open files"."""
     site = target.write_inventory(tmp_path / "site.yaml")
-    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
-    assert hard == resource.RLIM_INFINITY or hard > 2048, "this test needs a hard limit above 2,048 open files"
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]  # ~500 open files are enough here: any common hard limit
 
     def low_soft_limit() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
