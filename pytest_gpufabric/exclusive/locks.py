@@ -42,7 +42,7 @@ LAST_PAUSE_S = 0.2
 LOCK_FILES = "resources-{shard:02d}.lock"
 SHARDS = 64  # lock files: each holds the slots of the resources whose name hashes to it
 SLOT_BYTES = 256  # a slot holds its holder's name: the test, and the run (id, controller host and PID)
-SLOTS = 1 << 31  # slots of the (sparse) lock file: 512 GiB of offsets, a few MB written
+SLOTS = 1 << 31  # slots of each (sparse) lock file: 512 GiB of offsets, a few MB written
 
 
 class ResourceLockTimeout(GpufabricError):

@@ -55,7 +55,7 @@ class RunFiles:
 
     def start(self) -> None:
         """Write the run's files. The plan (millions of items at 1,024 nodes, none in a reference cycle) is built and
-        written with the cycle collector paused, and not kept: it freed as soon as it is written."""
+        written with the cycle collector paused, and not kept: it is freed as soon as it is written."""
         path = self.directory.create()
         self.info = replace(self.info, inputs=self.inputs())
         write_json(path / RUN_INFO_FILE, self.info.to_json())
