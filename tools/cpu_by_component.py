@@ -8,12 +8,15 @@ time (``time.thread_time()``) of the thread that runs each one (the outermost ca
 component is never counted twice within itself; components may nest in one another, e.g. the perftest parsing
 inside the engine's job). It adds the CPU of the threads still alive at the end of the session (paramiko's reader
 threads, from ``/proc/self/task/*/stat``), the main thread's CPU by phase (the items, the terminal summary), and
-the whole process's. Printed at the end of the run, one ``CPU`` line each.
+the whole process's. Printed at the end of the run, one ``CPU`` line each; the cycle collector's CPU by generation
+and phase of the run (``gc.callbacks``) at the process's exit, after pytest's own last collections.
 """
 
 from __future__ import annotations
 
+import atexit
 import functools
+import gc
 import importlib
 import os
 import sys
@@ -136,20 +139,53 @@ class CpuByComponent:
         return lines
 
 
+class CollectorClock:
+    """The cycle collector's CPU (``gc.callbacks``, the thread that collects), by generation and by phase of the run.
+    Its lines are printed at the process's exit, after pytest's own last collections."""
+
+    def __init__(self) -> None:
+        self.phase = "start-up and collection"
+        self.cpu: Counter[tuple[str, int]] = Counter()
+        self.count: Counter[tuple[str, int]] = Counter()
+        self._started: dict[int, float] = {}
+
+    def callback(self, stage: str, info: dict[str, int]) -> None:
+        thread = threading.get_ident()
+        if stage == "start":
+            self._started[thread] = time.thread_time()
+            return
+        started = self._started.pop(thread, None)
+        if started is not None:
+            key = (self.phase, info["generation"])
+            self.cpu[key] += time.thread_time() - started
+            self.count[key] += 1
+
+    def lines(self) -> list[str]:
+        return [f"CPU cycle collector, generation {generation}, {phase}: {seconds:.2f} s ({self.count[(phase, generation)]} collections)"
+                for (phase, generation), seconds in self.cpu.items()]
+
+    def print_lines(self) -> None:
+        gc.callbacks.remove(self.callback)
+        sys.stderr.write("\n".join(self.lines()) + "\n")
+
+
 class Plugin:
     """The pytest hooks: phases of the main thread, the threads at the end, the lines printed."""
 
-    def __init__(self, clock: CpuByComponent) -> None:
+    def __init__(self, clock: CpuByComponent, collector: CollectorClock) -> None:
         self.clock = clock
+        self.collector = collector
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self) -> None:
         self.clock.phase("the items begin")
+        self.collector.phase = "the items"
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self) -> None:
         self.clock.phase("the items end")
         self.clock.read_threads()
+        self.collector.phase = "the end of the session"
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_terminal_summary(self) -> Iterator[None]:
@@ -157,13 +193,16 @@ class Plugin:
         yield
         self.clock.phase("the terminal summary ends")
 
-    @pytest.hookimpl(trylast=True)
+    @pytest.hookimpl(tryfirst=True)
     def pytest_unconfigure(self) -> None:
+        self.collector.phase = "pytest's last collections"
         self.clock.uninstall()
         sys.stderr.write("\n".join(self.clock.lines()) + "\n")
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    clock = CpuByComponent()
+    clock, collector = CpuByComponent(), CollectorClock()
     clock.install()
-    config.pluginmanager.register(Plugin(clock), "gpufabric-cpu-by-component")
+    gc.callbacks.append(collector.callback)
+    atexit.register(collector.print_lines)
+    config.pluginmanager.register(Plugin(clock, collector), "gpufabric-cpu-by-component")
