@@ -10,15 +10,22 @@ The locks of every resource live in ``SHARDS`` files of the lock folder (``resou
 of ``SLOT_BYTES`` bytes at an offset derived from its name, in the file its name's hash gives, locked with an
 open-file-description record lock (Linux ``F_OFD_SETLK``: it belongs to the descriptor of one ``ResourceLocks``, not
 to the process, so two of them exclude each other even in one process, and closing one releases only its own) and
-holding the holder's name while it is held. Threads sharing one ``ResourceLocks`` exclude each other with a lock of
-their own per slot first. So a process needs at most ``SHARDS`` file descriptors for all its locks: a 1,024-node x
+holding the name of its latest holder (written when it is taken, read only while it is held by another). Threads
+sharing one ``ResourceLocks`` take turns: one of them at a time takes (or gives back) all of its job's locks, without
+waiting (a busy resource: it gives back what it took and pauses outside its turn), and a slot one of them holds is
+refused to the others. So a process needs at most ``SHARDS`` file descriptors for all its locks: a 1,024-node x
 8-rail round holds about 25,000 locks at once, more than the descriptors a process may open (one lock file each
-failed there with "Too many open files"); a lock costs two system calls and a release two.
+failed there with "Too many open files"); a lock costs two system calls and a release one.
 
 Why several files: the kernel keeps a file's record locks in one list and walks it on every lock and unlock, so
 in one file a lock cost in proportion to every lock held (measured: one job's 48 locks 0.175 ms with none held, 3.0
 ms among 5,000 held; 25,000 held at a 1,024 x 8 round cost the controller 14.9 CPU-s, more than its SSH commands).
 Spread over ``SHARDS`` files, each list holds 1/``SHARDS`` of them.
+
+Why turns: a round's jobs take their locks from hundreds of threads at once, and their system calls on the same lock
+files waited for each other in the kernel (the file's lock list, its inode), each one handing the interpreter to
+another thread and back. Measured with 64 threads (``tests/bench/test_bench_locks.py``): a job's 48 locks 3.9 ms of
+CPU at once against 0.67-0.86 ms one job at a time; taking turns, about as cheap at once as one by one.
 """
 
 from __future__ import annotations
@@ -90,63 +97,53 @@ class ResourceLocks:
         self.identity = identity
         self.lock_dir.mkdir(parents=True, exist_ok=True)
         self._fds: dict[int, int] = {}  # shard -> the descriptor of its lock file, opened at its first lock
-        self._threads: dict[Slot, threading.Lock] = {}  # slot -> the lock the threads of this process take first
-        self._threads_guard = threading.Lock()
+        self._held: set[Slot] = set()  # slots held through this object, by any of its threads
+        self._turn = threading.Lock()  # one thread at a time takes or gives back its locks (and opens lock files)
 
     def close(self) -> None:
         """Give the lock files' descriptors back (every lock still held through them with them)."""
-        with self._threads_guard:
+        with self._turn:
             fds, self._fds = list(self._fds.values()), {}
+            self._held.clear()
         for fd in fds:
             os.close(fd)
 
     def _fd(self, shard: int) -> int:
+        """The descriptor of a shard's lock file (in this thread's turn)."""
         fd = self._fds.get(shard)
-        if fd is not None:
-            return fd
-        with self._threads_guard:
-            fd = self._fds.get(shard)
-            if fd is None:
-                path = self.lock_dir / LOCK_FILES.format(shard=shard)
-                fd = self._fds[shard] = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
-            return fd
+        if fd is None:
+            path = self.lock_dir / LOCK_FILES.format(shard=shard)
+            fd = self._fds[shard] = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        return fd
 
     def _holder(self, slot: Slot) -> str | None:
         shard, offset = slot
-        text = os.pread(self._fd(shard), SLOT_BYTES, offset * SLOT_BYTES).split(b"\0", 1)[0]
+        with self._turn:
+            fd = self._fd(shard)
+        text = os.pread(fd, SLOT_BYTES, offset * SLOT_BYTES).split(b"\0", 1)[0]
         return text.decode("utf-8", errors="replace").strip() or None
 
-    def _thread_lock(self, slot: Slot) -> threading.Lock:
-        with self._threads_guard:
-            return self._threads.setdefault(slot, threading.Lock())
-
     def _try(self, slot: Slot) -> bool:
-        """The slot's lock among this object's threads, then its record lock, without waiting."""
-        local = self._thread_lock(slot)
-        if not local.acquire(blocking=False):
+        """The slot's record lock without waiting (in this thread's turn); refused while another thread of this
+        object holds it (record locks of one descriptor never exclude each other)."""
+        if slot in self._held:
             return False
+        shard, offset = slot
         try:
-            shard, offset = slot
             fcntl.fcntl(self._fd(shard), fcntl.F_OFD_SETLK, _record(fcntl.F_WRLCK, offset))
-            return True
         except (BlockingIOError, PermissionError):  # EAGAIN or EACCES: another holder has it
-            local.release()
             return False
-        except BaseException:
-            local.release()
-            raise
+        self._held.add(slot)
+        return True
 
     def _give_back(self, slot: Slot) -> None:
-        """Clear the holder's name, release the record lock, then the threads' lock of the slot."""
+        """Release the record lock (in this thread's turn). Its holder's name stays: it is read only while another
+        holder, who wrote its own, has the slot."""
         shard, offset = slot
-        fd = self._fd(shard)
         try:
-            os.pwrite(fd, bytes(SLOT_BYTES), offset * SLOT_BYTES)
+            fcntl.fcntl(self._fd(shard), fcntl.F_OFD_SETLK, _record(fcntl.F_UNLCK, offset))
         finally:
-            try:
-                fcntl.fcntl(fd, fcntl.F_OFD_SETLK, _record(fcntl.F_UNLCK, offset))
-            finally:
-                self._threads[slot].release()
+            self._held.discard(slot)
 
     @contextmanager
     def hold(self, resources: Iterable[str], owner: str = "") -> Iterator[tuple[str, ...]]:
@@ -163,7 +160,8 @@ class ResourceLocks:
         who = f"{owner or 'unnamed'}{f' [{self.identity}]' if self.identity else ''} (pid {os.getpid()})"
         holder = who.encode()[: SLOT_BYTES - 1].ljust(SLOT_BYTES, b"\0")
         while True:
-            taken, busy = self._take_all(sorted(slots), holder)
+            with self._turn:
+                taken, busy = self._take_all(sorted(slots), holder)
             if busy is None:
                 break
             left = deadline - time.monotonic()
@@ -174,11 +172,13 @@ class ResourceLocks:
         try:
             yield names
         finally:
-            for slot in reversed(taken):
-                self._give_back(slot)
+            with self._turn:
+                for slot in reversed(taken):
+                    self._give_back(slot)
 
     def _take_all(self, slots: list[Slot], holder: bytes) -> tuple[list[Slot], Slot | None]:
-        """Every slot's lock without waiting: (the slots, None), or (nothing, the first busy slot)."""
+        """Every slot's lock without waiting (in this thread's turn): (the slots, None), or (nothing, the first busy
+        slot)."""
         taken: list[Slot] = []
         for slot in slots:
             if not self._try(slot):
