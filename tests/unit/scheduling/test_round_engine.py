@@ -74,6 +74,24 @@ def test_one_process_measures_every_rail_once_rounds_overlap_and_nothing_is_shar
     first_rail0_of_round2 = min(s.start for s in spans if round_of[s.item] == 2 and any(r.endswith(rail0) for r in s.resources))
     last_of_round1 = max(s.end for s in spans if round_of[s.item] == 1)
     assert first_rail0_of_round2 < last_of_round1  # no barrier: rail 0 goes on while rail 7 of round 1 runs
+    assert not list((tmp_path / "rounds").glob("*.pickle"))  # one process: the rounds stay in memory
+
+
+def test_one_process_measures_an_item_that_asks_again_on_its_own(demo_inventory: Inventory, tmp_path: Path) -> None:
+    """A round kept in memory is handed out once: an item asking again is measured again, its own NIC pairs only."""
+    rig = Rig(demo_inventory, tmp_path)
+    engine = rig.engine("main")
+    first = rig.plans[0].members[0].nodeid
+    got: dict[str, Any] = {}
+    _take(engine, rig, [first], got)
+    again: dict[str, Any] = {}
+    _take(engine, rig, [first], again)
+    engine.close()
+    assert [rail.value for rail in again[first]] == [first] * 8
+    pair = next(pair for pair in rig.pairs if first == f"t[{pair.id}]")
+    own = {rail.id for rail in pair.rail_pairs()}
+    assert {key: count for key, count in rig.measured.items() if key in own} == dict.fromkeys(own, 2)
+    assert {count for key, count in rig.measured.items() if key not in own} == {1}  # the rounds once, the item twice
 
 
 def test_one_driver_for_two_workers_whichever_round_they_ask_first(demo_inventory: Inventory, tmp_path: Path) -> None:
@@ -81,7 +99,7 @@ def test_one_driver_for_two_workers_whichever_round_they_ask_first(demo_inventor
     rig = Rig(demo_inventory, tmp_path)
     items = [member.nodeid for plan in rig.plans for member in plan.members]
     halves = {"gw0": items[: len(items) // 2], "gw1": items[len(items) // 2:][::-1]}
-    got = _take_in_threads({worker: rig.engine(worker) for worker in halves}, rig, halves)
+    got = _take_in_threads({worker: rig.engine(worker, 2, index) for index, worker in enumerate(halves)}, rig, halves)
     assert len(got) == 15 and all(rail.value == nodeid for nodeid, rails in got.items() for rail in rails)
     assert set(rig.measured.values()) == {1} and len(rig.measured) == 120  # each NIC pair measured once in the run
     spans = rig.log.read()
