@@ -44,11 +44,12 @@ def _start(folder: Path, parent: int = 0) -> subprocess.Popen[bytes]:
 
 
 def _wait_for(path: Path, timeout_s: float = 60) -> str:
+    """The text of ``path`` once it is there and written (``write_text`` creates the file before it writes)."""
     deadline = time.monotonic() + timeout_s
-    while not path.exists():
+    while not (text := path.read_text() if path.exists() else ""):
         assert time.monotonic() < deadline, f"{path} never appeared"
         time.sleep(0.02)
-    return path.read_text()
+    return text
 
 
 def test_a_stop_signal_sets_the_flag_at_once_and_interrupts_the_process(tmp_path: Path) -> None:
