@@ -42,28 +42,36 @@ class DownMarks:
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self.folder / lock_file_name(name)
         written = self.folder / f".{path.name}.{os.getpid()}.{threading.get_ident()}"
-        written.write_text(f"{name}\t{time.time():.3f}\t{cause}\n", encoding="utf-8")
+        at = time.time()
+        written.write_text(f"{name}\t{at:.3f}\t{cause}\n", encoding="utf-8")
         try:
             os.link(written, path)  # complete when it appears; the first mark stays
         except FileExistsError:
             return self.cause(name) or cause
         finally:
             written.unlink()
+        with self._guard:  # this process knows its own mark at once (the folder's time may not have moved)
+            self._known.setdefault(name, DownMark(float(f"{at:.3f}"), cause))
         return self.cause(name) or cause
 
     def cause(self, name: str) -> str | None:
-        """Why ``name`` is down, or None; one ``stat`` of the folder when nothing changed."""
+        """Why ``name`` is down, or None; one ``stat`` of the folder when nothing changed, without taking the guard
+        (a round's jobs ask for each of their NICs from hundreds of threads at once)."""
+        found = self._known.get(name)
+        if found is not None:
+            return found.cause
+        try:
+            mtime = os.stat(self.folder).st_mtime_ns
+        except OSError:
+            return None
+        if mtime == self._seen_mtime:
+            return None
         with self._guard:
-            if name not in self._known:
-                try:
-                    mtime = os.stat(self.folder).st_mtime_ns
-                except OSError:
-                    return None
-                if mtime != self._seen_mtime:
-                    self._seen_mtime = mtime
-                    self._read_all()
+            if mtime != self._seen_mtime:
+                self._read_all()
+                self._seen_mtime = mtime  # after the read: a thread that sees it finds the marks read
             found = self._known.get(name)
-            return found.cause if found is not None else None
+        return found.cause if found is not None else None
 
     def all(self) -> dict[str, DownMark]:
         """Every name marked down so far: when, and its first cause."""
