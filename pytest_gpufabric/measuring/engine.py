@@ -12,7 +12,7 @@ jobs of a round concurrently (at most ``fanout`` NIC pairs at once), each holdin
 stores the round's measurements for every process of the run. Every item of the round, in any process, then
 judges its own measurements. Commands run under their own item's name, so recordings and replays stay per item
 and deterministic. A run of one process (``shares`` 1: ``-n 0``) stores nothing: its items take their measurements
-from memory (the store cost 0.64 CPU-s at a 1,024 x 8 round, for nobody to read).
+from memory (the store cost 0.55-0.64 CPU-s at a 1,024 x 8 round, for nobody to read).
 
 A job is one NIC pair (a ``Measure``), or all the NIC pairs of a node pair together (a ``NodePairMeasure``:
 one command per node and step for all its rails, e.g. every perftest server of a node at once).
@@ -293,7 +293,7 @@ class RoundEngine:
         """The measurements of a round this process kept in memory (one process), handed out once."""
         with self._guard:
             kept = self._kept.pop(plan.key, None)
-            if kept is not None or plan.key in self._handed:
+            if kept is not None:
                 self._handed.add(plan.key)
             return kept
 
