@@ -75,6 +75,7 @@ HANDSHAKES_AT_ONCE = 32  # connections a process opens at the same time (key exc
 
 
 READER_WAKEUP_S = 10.0  # how often an idle connection's reader thread wakes up (paramiko: every 0.1 s)
+AEAD_CIPHERS = ("aes128-gcm@openssh.com", "aes256-gcm@openssh.com")  # offered first, where paramiko has them
 
 
 def wake_readers_less_often(conn: Connection) -> None:
@@ -87,6 +88,20 @@ def wake_readers_less_often(conn: Connection) -> None:
     sock = conn.transport.sock if conn.transport is not None else None
     if isinstance(sock, socket.socket):
         sock.settimeout(READER_WAKEUP_S)
+
+
+def transport_preferring_aead(sock: socket.socket, **options: object) -> paramiko.Transport:
+    """A paramiko transport that offers AES-GCM first, then paramiko's own ciphers in their order (a node whose sshd
+    has no AES-GCM still connects). paramiko prefers AES-CTR with a separate HMAC: two calls into the cryptography
+    library and more of paramiko's own Python for every packet, where AES-GCM (an AEAD cipher) encrypts and
+    authenticates in one. Measured on the loopback target (``tests/bench/test_bench_ssh_cipher.py``), controller CPU
+    a command printing 32 KB (as the perftest clients of a node pair on 8 rails do): 1.16-1.72 -> 0.99-1.42 ms."""
+    transport = paramiko.Transport(sock, **options)
+    security = transport.get_security_options()
+    offered = tuple(security.ciphers)
+    security.ciphers = (*(name for name in AEAD_CIPHERS if name in offered),
+                        *(name for name in offered if name not in AEAD_CIPHERS))
+    return transport
 
 
 class SshTransport:
@@ -127,7 +142,8 @@ class SshTransport:
             self._drop(node)
             raise TransportError(node, self._failures[node])
         ep = self._endpoints[node]
-        connect_kwargs: dict[str, object] = {"allow_agent": ep.key is None, "look_for_keys": ep.key is None}
+        connect_kwargs: dict[str, object] = {"allow_agent": ep.key is None, "look_for_keys": ep.key is None,
+                                             "transport_factory": transport_preferring_aead}
         if ep.key:
             connect_kwargs["key_filename"] = os.path.expanduser(ep.key)
         conn = Connection(

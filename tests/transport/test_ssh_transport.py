@@ -49,6 +49,27 @@ def test_one_connection_per_node_is_reused_for_every_command(sshd: LoopbackSshd)
     assert sshd.accepted_logins() - before == 1
 
 
+def test_aes_gcm_is_chosen_where_sshd_offers_it_and_paramikos_order_kept_where_not(sshd: LoopbackSshd, tmp_path: Path) -> None:
+    """OpenSSH offers AES-GCM: the transport takes it (one call a packet, where paramiko's default AES-CTR takes two
+    with its HMAC); an sshd without it is still reached, with paramiko's first choice."""
+    t = transport(sshd)
+    try:
+        t.connect("n1")
+        assert t._connections["n1"].transport.remote_cipher == "aes128-gcm@openssh.com"
+    finally:
+        t.close()
+    no_gcm = LoopbackSshd.create(tmp_path)
+    no_gcm.files.config.write_text(no_gcm.files.config.read_text() + "Ciphers aes256-ctr,aes128-ctr\n")
+    no_gcm.start()
+    t = transport(no_gcm)
+    try:
+        assert t.run("n1", "echo reached", 10).stdout == "reached\n"
+        assert t._connections["n1"].transport.remote_cipher == "aes128-ctr"
+    finally:
+        t.close()
+        no_gcm.stop()
+
+
 def test_commands_do_not_wait_for_delayed_acks(sshd: LoopbackSshd) -> None:
     t = transport(sshd)
     try:
