@@ -11,8 +11,9 @@ K workers each measures about 1/K of every round (the first process to ask took 
 jobs of a round concurrently (at most ``fanout`` NIC pairs at once), each holding its own NIC/GPU/port locks, and
 stores the round's measurements for every process of the run. Every item of the round, in any process, then
 judges its own measurements. Commands run under their own item's name, so recordings and replays stay per item
-and deterministic. A run of one process (``shares`` 1: ``-n 0``) stores nothing: its items take their measurements
-from memory (the store cost 0.55-0.64 CPU-s at a 1,024 x 8 round, for nobody to read).
+and deterministic. A run of one process (``shares`` 1: ``-n 0``) keeps its rounds in memory for its items instead
+(the store cost 0.55-0.64 CPU-s at a 1,024 x 8 round, for nobody to read), up to ``KEPT_ROUNDS`` waiting for their
+items at once: a driver ahead of its items (a replay) stores the rounds after those, so memory stays bounded.
 
 A job is one NIC pair (a ``Measure``), or all the NIC pairs of a node pair together (a ``NodePairMeasure``:
 one command per node and step for all its rails, e.g. every perftest server of a node at once).
@@ -74,6 +75,7 @@ LEASE_PAUSE_S = 1.0  # pause before a job refused by another run's lease is trie
 UNBOUNDED_LEASE_WAIT_S = 60.0  # longest wait for another run's lease where the check has no bound
 SPLIT_FROM_NODE_PAIRS = 32  # rounds this large are shared by the run's processes (RoundPlan.split)
 TAKEOVER_S = 5.0  # how long items wait for another process's part of a round before this process drives it
+KEPT_ROUNDS = 2  # rounds a run of one process keeps in memory for its items at once (the rest are stored)
 
 
 @dataclass(frozen=True)
@@ -528,21 +530,23 @@ class RoundEngine:
         return RailMeasurement(pair, None, (*outcome.commands, *reads), outcome.error_kind, outcome.error)
 
     def _finish(self, run: _RoundRun) -> None:
-        """Store the round for the other processes of the run (none: kept in memory only), release its lock, wake
-        its items; as the driver, start the next round (or stop driving: none left, or closing)."""
+        """Store the round for the other processes of the run (none: kept in memory, unless ``KEPT_ROUNDS`` wait for
+        their items already), release its lock, wake its items; as the driver, start the next round (or stop
+        driving: none left, or closing)."""
         results: Measured = {nodeid: {} for nodeid, _ in run.jobs}
         for (nodeid, pairs), future in zip(run.jobs, run.futures):
             results[nodeid].update(_outcomes(future, pairs))
         run.result = (run.started, results)
         try:
-            if self._shares > 1:
+            with self._guard:
+                keep = self._shares == 1 and len(self._kept) < KEPT_ROUNDS
+                if keep:
+                    self._kept[run.plan.key] = run.result
+            if not keep:
                 partial = run.stored.with_suffix(".partial")
                 with partial.open("wb") as handle:
                     pickle.dump(run.result, handle)
                 os.replace(partial, run.stored)
-            else:
-                with self._guard:
-                    self._kept[run.plan.key] = run.result
         finally:
             run.lock.release()
             run.done.set()

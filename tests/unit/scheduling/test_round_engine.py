@@ -77,6 +77,26 @@ def test_one_process_measures_every_rail_once_rounds_overlap_and_nothing_is_shar
     assert not list((tmp_path / "rounds").glob("*.pickle"))  # one process: the rounds stay in memory
 
 
+def test_one_process_ahead_of_its_items_keeps_a_few_rounds_in_memory_and_stores_the_rest(demo_inventory: Inventory,
+                                                                                       tmp_path: Path) -> None:
+    """A driver that measures faster than its items are judged (a replay) keeps at most KEPT_ROUNDS rounds in
+    memory; the rounds after them are stored, and every item still gets its own measurements."""
+    rig = Rig(demo_inventory, tmp_path)
+    engine = rig.engine("main")
+    items = [member.nodeid for plan in rig.plans for member in plan.members]
+    got: dict[str, Any] = {}
+    _take(engine, rig, items[:1], got)  # the driver starts, and goes on through every round
+    stored_at_least = len(rig.plans) - 1 - engine_module.KEPT_ROUNDS  # the first round went to its item
+    deadline = time.monotonic() + 60
+    while len(list((tmp_path / "rounds").glob("*.pickle"))) < stored_at_least and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert stored_at_least > 0 and len(list((tmp_path / "rounds").glob("*.pickle"))) >= stored_at_least
+    _take(engine, rig, items[1:], got)
+    engine.close()
+    assert all([rail.value for rail in got[nodeid]] == [nodeid] * 8 for nodeid in items) and len(got) == 15
+    assert set(rig.measured.values()) == {1}
+
+
 def test_one_process_measures_an_item_that_asks_again_on_its_own(demo_inventory: Inventory, tmp_path: Path) -> None:
     """A round kept in memory is handed out once: an item asking again is measured again, its own NIC pairs only."""
     rig = Rig(demo_inventory, tmp_path)
