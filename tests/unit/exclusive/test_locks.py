@@ -187,12 +187,15 @@ def test_many_locks_held_at_once_need_few_descriptors(tmp_path: Path) -> None:
     locks.close()
 
 
-def _held_records_by_file() -> Counter[str]:
-    """This process's open-file-description record locks, counted per file (device:inode), from /proc/locks."""
+def _held_records_by_file(folder: Path) -> Counter[str]:
+    """The open-file-description record locks held on the lock files of ``folder``, counted per file, from
+    /proc/locks (which lists every process's: the files are told apart by device and inode)."""
+    ours = {f"{os.major(found.st_dev):02x}:{os.minor(found.st_dev):02x}:{found.st_ino}"
+            for found in (path.stat() for path in folder.glob("*.lock"))}
     counts: Counter[str] = Counter()
     for line in Path("/proc/locks").read_text().splitlines():
         fields = line.split()
-        if len(fields) > 5 and fields[1] == "OFDLCK":
+        if len(fields) > 5 and fields[1] == "OFDLCK" and fields[5] in ours:
             counts[fields[5]] += 1
     return counts
 
@@ -201,10 +204,9 @@ def test_held_locks_are_spread_over_the_lock_files(tmp_path: Path) -> None:
     """The kernel walks a file's whole list of record locks on every lock and unlock: the locks of a round are
     spread over ``SHARDS`` files, none holding more than a small share of them."""
     names = [f"{kind}:node{n:04d}/{rail}" for kind in ("nic", "gpu", "port") for n in range(128) for rail in range(8)]
-    before = _held_records_by_file()
     locks = ResourceLocks(tmp_path / "locks", timeout_s=5)
     with locks.hold(names, owner="round"):
-        held = _held_records_by_file() - before
+        held = _held_records_by_file(tmp_path / "locks")
     locks.close()
     assert sum(held.values()) == len(names)
     assert len(held) == SHARDS
