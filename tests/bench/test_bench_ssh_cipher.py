@@ -23,7 +23,7 @@ import pytest
 
 from pytest_gpufabric.inventory import load_inventory
 from pytest_gpufabric.lab.loopback_target import LoopbackTarget
-from pytest_gpufabric.transport.factory import ssh_endpoint
+from pytest_gpufabric.transport.factory import live_transport
 from pytest_gpufabric.transport.ssh import SshTransport
 
 NODES = 4
@@ -44,7 +44,9 @@ def target() -> Iterator[LoopbackTarget]:
 def _transport(target: LoopbackTarget, tmp_path: Path) -> tuple[SshTransport, list[str]]:
     """A transport to every node of the target (host keys checked), and the nodes' names."""
     inventory = load_inventory(target.write_inventory(tmp_path / "site.yaml"), ["mi300x-thor2"])
-    return SshTransport({node.name: ssh_endpoint(node, True) for node in inventory.nodes}), [node.name for node in inventory.nodes]
+    transport = live_transport(inventory, verify_host_keys=True)
+    assert isinstance(transport, SshTransport)
+    return transport, [node.name for node in inventory.nodes]
 
 
 def _cpu_ms_per_command(transport: SshTransport, nodes: list[str]) -> float:
