@@ -1,5 +1,6 @@
 """Switch facts at scale: a 256-port leaf (256 nodes x 8 rails over 8 leaves) parsed once per process, then
-looked up by each port's items. Parse time and the cached per-item cost are measured in one run (extra_info)."""
+looked up by each port's items. Parse time and the cached per-item cost are measured in one run (extra_info), in CPU
+time of this process (wall time moved with the load of a shared machine: 15 x once where 20 x is the bound)."""
 
 from __future__ import annotations
 
@@ -47,14 +48,14 @@ def test_a_256_port_switch_is_parsed_once_per_process(switch_os: str, benchmark:
     output = CommandResult("leaf1", command, text, "", 0, 0.0)
     switch = Switch("leaf1", switch_os, "10.0.0.1", SshConfig())  # type: ignore[arg-type]
     parsed: dict[Any, Any] = {}
-    started = time.perf_counter()
+    started = time.process_time()
     for port in ports:  # every port's item in one process: the first parses, the others look up
         assert port_config(context(output, parsed), switch, port).name == port
-    cached_s = time.perf_counter() - started
-    started = time.perf_counter()
+    cached_s = time.process_time() - started
+    started = time.process_time()
     for port in ports[:16]:  # without the cache every item would parse the whole configuration again
         assert port_config(context(output, {}), switch, port).name == port
-    uncached_per_item_s = (time.perf_counter() - started) / 16
+    uncached_per_item_s = (time.process_time() - started) / 16
     ratio = uncached_per_item_s * len(ports) / cached_s
     benchmark.extra_info.update({"ports": len(ports), "all_items_cached_s": round(cached_s, 4),
                                  "per_item_uncached_ms": round(1000 * uncached_per_item_s, 2), "speedup": round(ratio, 1)})
