@@ -116,6 +116,14 @@ def test_unknown_host_key_is_refused_by_default(sshd: LoopbackSshd, tmp_path: Pa
         insecure.close()
 
 
+def test_an_unreadable_known_hosts_file_is_the_nodes_error(sshd: LoopbackSshd, tmp_path: Path) -> None:
+    t = transport(sshd, known_hosts=str(tmp_path / "absent"))
+    for _ in range(2):  # the node's later commands error at once, as after any failed connection
+        with pytest.raises(TransportError, match="known_hosts file .*absent cannot be read: No such file"):
+            t.run("n1", "true", 10)
+    assert not t.connections_opened
+
+
 def test_changed_host_key_is_refused(sshd: LoopbackSshd, tmp_path: Path) -> None:
     other = tmp_path / "known_hosts"
     other.write_text(f"[{LOOPBACK}]:{sshd.port} ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n")
