@@ -81,3 +81,10 @@ def test_a_key_that_is_not_base64_costs_only_its_line(tmp_path: Path) -> None:
 def test_a_missing_file_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         KnownHosts(tmp_path / "absent")
+
+
+def test_a_hashed_name_that_is_not_base64_matches_no_host(tmp_path: Path) -> None:
+    path = _file(tmp_path, [_line("|1|not*base64|AAAA", RSA), _line(paramiko.HostKeys.hash_host("node02"), ECDSA)])
+    known = KnownHosts(path)
+    assert _ours(known, "node01") == {}
+    assert _ours(known, "node02") == {ECDSA.get_name(): ECDSA.get_base64()}
