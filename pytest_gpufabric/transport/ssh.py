@@ -76,6 +76,9 @@ HANDSHAKES_AT_ONCE = 32  # connections a process opens at the same time (key exc
 
 
 READER_WAKEUP_S = 10.0  # how often an idle connection's reader thread wakes up (paramiko: every 0.1 s)
+# OpenSSH's UserKnownHostsFile and GlobalKnownHostsFile: a node's known_hosts where the inventory names none
+OPENSSH_KNOWN_HOSTS = ("~/.ssh/known_hosts", "~/.ssh/known_hosts2", "/etc/ssh/ssh_known_hosts",
+                       "/etc/ssh/ssh_known_hosts2")
 AEAD_CIPHERS = ("aes128-gcm@openssh.com", "aes256-gcm@openssh.com")  # offered first, where paramiko has them
 
 
@@ -103,6 +106,14 @@ def transport_preferring_aead(sock: socket.socket, **options: object) -> paramik
     security.ciphers = (*(name for name in AEAD_CIPHERS if name in offered),
                         *(name for name in offered if name not in AEAD_CIPHERS))
     return transport
+
+
+def _known_hosts_files(given: str | None) -> list[str]:
+    """The known_hosts files of a node: the one its inventory gives (it must be readable), else those of OpenSSH's
+    defaults (``UserKnownHostsFile``, ``GlobalKnownHostsFile``) that exist, in OpenSSH's order."""
+    if given:
+        return [os.path.expanduser(given)]
+    return [path for path in map(os.path.expanduser, OPENSSH_KNOWN_HOSTS) if os.path.isfile(path)]
 
 
 class SshTransport:
@@ -157,13 +168,12 @@ class SshTransport:
         )
         if ep.verify_host_key:
             conn.client.set_missing_host_key_policy(paramiko.RejectPolicy())
-            if ep.known_hosts:
-                try:
-                    self._trust_known_host(conn.client, ep)
-                except OSError as exc:
-                    reason = exc.strerror or str(exc)
-                    self._failures[node] = f"its known_hosts file {ep.known_hosts} cannot be read: {reason}"
-                    raise TransportError(node, self._failures[node]) from None
+            try:
+                self._trust_known_host(conn.client, ep)
+            except OSError as exc:
+                path, reason = exc.filename or ep.known_hosts, exc.strerror or str(exc)
+                self._failures[node] = f"its known_hosts file {path} cannot be read: {reason}"
+                raise TransportError(node, self._failures[node]) from None
         try:
             with self._handshakes:
                 conn.open()
@@ -177,17 +187,20 @@ class SshTransport:
         return conn
 
     def _trust_known_host(self, client: paramiko.SSHClient, ep: SshEndpoint) -> None:
-        """The node's own entries of its known_hosts file, the file read once per process (reading it again for
-        each connection made connecting quadratic in the nodes: 92 ms a connection with 1,024 entries) and indexed
-        by name (paramiko's lookup compares every entry: quadratic again, 3.0 CPU-s a process at 4,096 nodes,
-        against 0.03 indexed)."""
-        path = os.path.expanduser(str(ep.known_hosts))
-        with self._known_hosts_lock:
-            known = self._known_hosts.get(path)
-            if known is None:
-                known = self._known_hosts[path] = KnownHosts(path)
+        """The node's own entries of its known_hosts files (``_known_hosts_files``), each file read once per process
+        (reading it again for each connection made connecting quadratic in the nodes: 92 ms a connection with 1,024
+        entries) and indexed by name (paramiko's lookup compares every entry: quadratic again, 3.0 CPU-s a process
+        at 4,096 nodes, against 0.03 indexed). Of each key type, the first file's key."""
         name = ep.address if ep.port == 22 else f"[{ep.address}]:{ep.port}"  # as paramiko looks the host up
-        for key_type, key in known.keys_of(name).items():
+        keys: dict[str, paramiko.PKey] = {}
+        for path in _known_hosts_files(ep.known_hosts):
+            with self._known_hosts_lock:
+                known = self._known_hosts.get(path)
+                if known is None:
+                    known = self._known_hosts[path] = KnownHosts(path)
+            for key_type, key in known.keys_of(name).items():
+                keys.setdefault(key_type, key)
+        for key_type, key in keys.items():
             client.get_host_keys().add(name, key_type, key)
 
     def connect(self, node: str) -> None:

@@ -116,6 +116,20 @@ def test_unknown_host_key_is_refused_by_default(sshd: LoopbackSshd, tmp_path: Pa
         insecure.close()
 
 
+def test_without_a_known_hosts_file_the_users_and_the_systems_are_read(sshd: LoopbackSshd, tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))  # OpenSSH's ~/.ssh/known_hosts, here empty
+    (tmp_path / ".ssh").mkdir()
+    with pytest.raises(TransportError, match="unknown host key"):
+        transport(sshd, known_hosts=None).run("n1", "true", 10)
+    (tmp_path / ".ssh" / "known_hosts").write_text(sshd.known_hosts.read_text())
+    t = transport(sshd, known_hosts=None)
+    try:
+        assert t.run("n1", "echo ok", 10).stdout == "ok\n"
+    finally:
+        t.close()
+
+
 def test_an_unreadable_known_hosts_file_is_the_nodes_error(sshd: LoopbackSshd, tmp_path: Path) -> None:
     t = transport(sshd, known_hosts=str(tmp_path / "absent"))
     for _ in range(2):  # the node's later commands error at once, as after any failed connection
