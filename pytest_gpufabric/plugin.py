@@ -76,6 +76,12 @@ def pytest_configure(config: pytest.Config) -> None:
         from pytest_gpufabric.transport.factory import transport_factory
 
         setup = prepare_run(options.cluster, options.thresholds_dir, options.scrub)
+        if options.recording_dir is None:  # a live run: the controller's SSH files are read at each connection
+            from pytest_gpufabric.transport.ssh_files import ssh_file_problems
+
+            problems = ssh_file_problems(setup.inventory, options.verify_host_keys)
+            if problems:
+                raise UsageError("\n".join(problems))
         policy = parse_pair_policy(config.getoption("pair_policy"))
         found = config.stash[ESTIMATE_KEY] = estimate(setup.inventory, policy, check_test_scopes(_collected_paths(config)))
         if found.items > config.getoption("max_items"):

@@ -120,6 +120,22 @@ def test_unknown_profile_is_a_usage_error(site: Site) -> None:
     assert "nope" in result.stderr.str()
 
 
+def test_a_live_run_whose_ssh_files_cannot_be_read_is_a_usage_error(site: Site) -> None:
+    for node in site.data["nodes"]:
+        node["ssh"] = {"user": "root", "key": "~/absent/id_ed25519", "known_hosts": str(site.pytester.path / "absent")}
+    result = site.run()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    err = result.stderr.str()
+    more = f"and {len(site.data['nodes']) - 1} more"
+    assert f"ssh.key ~/absent/id_ed25519 (of node01 {more}) cannot be read on this controller: No such file" in err
+    assert f"absent (of node01 {more}) cannot be read on this controller: No such file" in err
+    assert "Traceback" not in err + result.stdout.str()
+    insecure = site.run("--insecure-host-keys")
+    assert "ssh.key" in insecure.stderr.str() and "ssh.known_hosts" not in insecure.stderr.str()
+    site.healthy_recording()
+    assert site.run("--replay", str(site.recording)).ret == pytest.ExitCode.OK  # a replay needs neither file
+
+
 def test_scope_fixture_without_cluster_is_a_usage_error(site: Site) -> None:
     result = site.pytester.runpytest_subprocess("-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
