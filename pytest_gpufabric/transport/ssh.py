@@ -58,6 +58,8 @@ def describe_ssh_failure(exc: BaseException) -> str:
         return "unreachable: connection timed out"
     if isinstance(exc, OSError) and exc.errno in (errno.EMFILE, errno.ENFILE):
         return f"the controller ran out of open files ({exc.strerror}), not the node: raise the open-files limit (ulimit -n)"
+    if isinstance(exc, OSError) and exc.filename:  # a file of the controller's (its SSH key), not the network
+        return f"the controller cannot read {exc.filename}: {exc.strerror or exc}"
     if isinstance(exc, OSError):
         return f"unreachable: {exc.strerror or exc}"
     return f"SSH error: {type(exc).__name__}: {exc}"

@@ -130,6 +130,11 @@ def test_without_a_known_hosts_file_the_users_and_the_systems_are_read(sshd: Loo
         t.close()
 
 
+def test_an_unreadable_key_file_is_the_controllers_not_an_unreachable_node(sshd: LoopbackSshd, tmp_path: Path) -> None:
+    with pytest.raises(TransportError, match="the controller cannot read .*absent: No such file or directory"):
+        transport(sshd, key=str(tmp_path / "absent")).run("n1", "true", 10)
+
+
 def test_an_unreadable_known_hosts_file_is_the_nodes_error(sshd: LoopbackSshd, tmp_path: Path) -> None:
     t = transport(sshd, known_hosts=str(tmp_path / "absent"))
     for _ in range(2):  # the node's later commands error at once, as after any failed connection
