@@ -1,6 +1,6 @@
 """The controller's own SSH files of a live run, checked before it starts: each ``key`` and ``known_hosts`` the
-inventory names must be readable here. Otherwise every node that names the file would fail on its own, a key as
-"unreachable: No such file or directory" (paramiko's words), which blames the node for the controller's file."""
+inventory names must be readable here. Otherwise every node that names the file would fail on its own, at its first
+connection: a thousand errors of one cause, found one connection at a time."""
 
 from __future__ import annotations
 
