@@ -15,7 +15,7 @@ import resource
 import warnings
 
 DESCRIPTORS_PER_MACHINE = 5  # its connection's socket, and two commands at once with a pipe each
-SPARE_DESCRIPTORS = 256  # the run's own files: results, recordings, lock files, reports, subprocess pipes
+SPARE_DESCRIPTORS = 512  # the run's own files: 256 lock files (exclusive.locks), results, recordings, reports, pipes
 
 
 class OpenFilesLimitWarning(UserWarning):

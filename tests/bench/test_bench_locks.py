@@ -6,7 +6,8 @@ The test takes and gives back one job's 48 locks 200 times with none held and wi
 then with a 1,024 x 8 round's held (``ROUND_HELD``, 512 jobs), CPU time of this process (the kernel's time is the
 process's system time). pytest-benchmark times the loaded case where it is on. With one lock file: 0.175 ms alone,
 3.0 ms among 5,000 held (x17); in 64 files 0.15-0.18 ms among 5,000 (1.2 x), but 0.83-0.88 ms among a round's
-(5.7-5.8 x: each file's list still held ~380). ``docs/scale-benchmarks.md`` holds the figures.
+(5.7-5.8 x: each file's list still held ~380); in ``SHARDS`` (256) files 0.21 ms among a round's (1.2-1.4 x).
+``docs/scale-benchmarks.md`` holds the figures.
 
 A round's jobs take their locks from many threads at once (a 1,024 x 8 round: 512 jobs): the second test takes
 ``THREADS`` x ``THREAD_HOLDS`` jobs' locks from ``THREADS`` threads at once, among ``HELD`` held, against the same

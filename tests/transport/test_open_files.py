@@ -38,18 +38,18 @@ def _hard_limit() -> int:
 
 def test_the_soft_limit_is_raised_to_what_the_machines_need() -> None:
     needed = descriptors_needed(100)
-    assert needed == 756
+    assert needed == 1012
     assert _in_child(64, max(_hard_limit(), needed), 100) == [str(needed)]
 
 
 def test_a_soft_limit_already_high_enough_is_left_alone() -> None:
-    assert _in_child(1000, max(_hard_limit(), 1000), 100) == ["1000"]
+    assert _in_child(1100, max(_hard_limit(), 1100), 100) == ["1100"]
 
 
 def test_a_hard_limit_below_the_need_is_reached_and_named() -> None:
     lines = _in_child(64, 300, 100)
     assert lines[0] == "300"
-    assert lines[1].startswith("OpenFilesLimitWarning 100 machines may need 756 open files at once, but this process "
+    assert lines[1].startswith("OpenFilesLimitWarning 100 machines may need 1012 open files at once, but this process "
                                "may open at most 300 (its hard limit): raise it (ulimit -Hn")
 
 
