@@ -76,7 +76,7 @@ def pytest_configure(config: pytest.Config) -> None:
         from pytest_gpufabric.transport.factory import transport_factory
 
         setup = prepare_run(options.cluster, options.thresholds_dir, options.scrub)
-        if options.recording_dir is None:  # a live run: the controller's SSH files are read at each connection
+        if options.recording_dir is None and not config.option.collectonly:  # it connects: its SSH files are read
             from pytest_gpufabric.transport.ssh_files import ssh_file_problems
 
             problems = ssh_file_problems(setup.inventory, options.verify_host_keys)

@@ -132,6 +132,7 @@ def test_a_live_run_whose_ssh_files_cannot_be_read_is_a_usage_error(site: Site) 
     assert "Traceback" not in err + result.stdout.str()
     insecure = site.run("--insecure-host-keys")
     assert "ssh.key" in insecure.stderr.str() and "ssh.known_hosts" not in insecure.stderr.str()
+    assert site.run("--collect-only").ret == pytest.ExitCode.OK  # nothing connects
     site.healthy_recording()
     assert site.run("--replay", str(site.recording)).ret == pytest.ExitCode.OK  # a replay needs neither file
 
