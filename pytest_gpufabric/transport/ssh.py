@@ -157,14 +157,14 @@ class SshTransport:
             raise TransportError(node, self._failures[node])
         ep = self._endpoints[node]
         connect_kwargs: dict[str, object] = {"allow_agent": ep.key is None, "look_for_keys": ep.key is None,
-                                             "transport_factory": transport_preferring_aead}
+                                             "transport_factory": transport_preferring_aead,
+                                             "timeout": ep.connect_timeout_s}  # fabric's own rounds it down to whole s
         if ep.key:
             connect_kwargs["key_filename"] = os.path.expanduser(ep.key)
         conn = Connection(
             host=ep.address,
             user=ep.user,
             port=ep.port,
-            connect_timeout=ep.connect_timeout_s,
             connect_kwargs=connect_kwargs,
             config=Config(overrides={"load_ssh_configs": False}),
         )

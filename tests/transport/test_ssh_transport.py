@@ -6,6 +6,7 @@ import socket
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
 
@@ -133,6 +134,24 @@ def test_without_a_known_hosts_file_the_users_and_the_systems_are_read(sshd: Loo
 def test_an_unreadable_key_file_is_the_controllers_not_an_unreachable_node(sshd: LoopbackSshd, tmp_path: Path) -> None:
     with pytest.raises(TransportError, match="the controller cannot read .*absent: No such file or directory"):
         transport(sshd, key=str(tmp_path / "absent")).run("n1", "true", 10)
+
+
+def test_a_connect_time_limit_under_a_second_is_kept() -> None:
+    """fabric rounds its own connect timeout down to whole seconds (0.5 s: none at all, the kernel's ~2 minutes)."""
+    with socket.socket() as listener, ExitStack() as fillers:
+        listener.bind((str(LOOPBACK), 0))
+        listener.listen(0)  # never accepted: once its queue is full, the kernel drops new SYNs (the connect hangs)
+        for _ in range(3):
+            filler = fillers.enter_context(socket.socket())
+            filler.setblocking(False)
+            filler.connect_ex(listener.getsockname())
+        time.sleep(0.2)
+        t = SshTransport({"n1": SshEndpoint(address=str(LOOPBACK), user="root", port=listener.getsockname()[1], key=None,
+                                            known_hosts=None, connect_timeout_s=0.5, sudo=False)})
+        started = time.monotonic()
+        with pytest.raises(TransportError, match="unreachable: connection timed out"):
+            t.run("n1", "true", 10)
+        assert time.monotonic() - started < 3
 
 
 def test_an_unreadable_known_hosts_file_is_the_nodes_error(sshd: LoopbackSshd, tmp_path: Path) -> None:
