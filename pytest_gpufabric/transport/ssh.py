@@ -19,6 +19,7 @@ from pytest_gpufabric.exclusive.leases import NodeGuard, busy_line, lease_error,
 from pytest_gpufabric.transport.base import CommandResult
 from pytest_gpufabric.transport.bounded import bounded_command, channel_timeout
 from pytest_gpufabric.transport.channel import run_on_channel
+from pytest_gpufabric.transport.client_keys import ClientKeys
 from pytest_gpufabric.transport.known_hosts import KnownHosts
 from pytest_gpufabric.transport.open_files import raise_open_files_limit
 
@@ -48,6 +49,9 @@ def describe_ssh_failure(exc: BaseException) -> str:
             f"host key of {exc.hostname} changed (got {exc.key.get_name()} {exc.key.get_base64()[:16]}...): "
             "refusing to connect; if the node was reinstalled, update known_hosts"
         )
+    if isinstance(exc, paramiko.PasswordRequiredException):
+        return (f"its SSH key is encrypted ({exc}): give the key through an SSH agent (no ssh.key in the inventory) "
+                "or name an unencrypted one")
     if isinstance(exc, paramiko.AuthenticationException):
         return f"SSH authentication failed ({exc})"
     if isinstance(exc, paramiko.SSHException) and "not found in known_hosts" in str(exc):
@@ -136,6 +140,7 @@ class SshTransport:
         self._node_locks = {node: threading.Lock() for node in self._endpoints}  # pairs are measured from threads
         self._known_hosts: dict[str, KnownHosts] = {}  # known_hosts file -> its entries, read once
         self._known_hosts_lock = threading.Lock()
+        self._client_keys = ClientKeys()
         self._handshakes = threading.BoundedSemaphore(max(1, handshakes_at_once))
 
     def _connect(self, node: str) -> Connection:
@@ -159,8 +164,6 @@ class SshTransport:
         connect_kwargs: dict[str, object] = {"allow_agent": ep.key is None, "look_for_keys": ep.key is None,
                                              "transport_factory": transport_preferring_aead,
                                              "timeout": ep.connect_timeout_s}  # fabric's own rounds it down to whole s
-        if ep.key:
-            connect_kwargs["key_filename"] = os.path.expanduser(ep.key)
         conn = Connection(
             host=ep.address,
             user=ep.user,
@@ -177,6 +180,8 @@ class SshTransport:
                 self._failures[node] = f"its known_hosts file {path} cannot be read: {reason}"
                 raise TransportError(node, self._failures[node]) from None
         try:
+            if ep.key:  # read once per process (paramiko reads a key_filename again at each connection)
+                conn.connect_kwargs["pkey"] = self._client_keys.key(ep.key)
             with self._handshakes:
                 conn.open()
         except Exception as exc:  # paramiko raises many unrelated types; all mean "no connection"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import subprocess
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -10,11 +11,14 @@ from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
 
+import paramiko
 import pytest
 from loopback_sshd import LOOPBACK, LoopbackSshd, free_port
 
 from pytest_gpufabric.errors import TransportError
 from pytest_gpufabric.exclusive.leases import LeaseBusy, NodeGuard, holder_line
+from pytest_gpufabric.transport import client_keys
+from pytest_gpufabric.transport.client_keys import read_client_key
 from pytest_gpufabric.transport.ssh import SIGNALLED_EXIT, SshEndpoint, SshTransport
 
 
@@ -152,6 +156,38 @@ def test_a_connect_time_limit_under_a_second_is_kept() -> None:
         with pytest.raises(TransportError, match="unreachable: connection timed out"):
             t.run("n1", "true", 10)
         assert time.monotonic() - started < 3
+
+
+def _authorized_key(sshd: LoopbackSshd, path: Path, *keygen: str) -> Path:
+    """A new key pair at ``path`` that the sshd accepts (OpenSSH reads authorized_keys at each login)."""
+    subprocess.run(["ssh-keygen", "-q", *keygen, "-C", "gpufabric-test-extra", "-f", str(path)], check=True)
+    authorized = sshd.directory / "authorized_keys"
+    authorized.write_text(authorized.read_text() + path.with_name(path.name + ".pub").read_text())
+    return path
+
+
+def test_an_rsa_key_is_read_once_for_every_connection(sshd: LoopbackSshd, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    rsa = _authorized_key(sshd, tmp_path / "id_rsa", "-t", "rsa", "-b", "3072", "-N", "")
+    read: list[str] = []
+
+    def counting(filename: str) -> paramiko.PKey:
+        read.append(filename)
+        return read_client_key(filename)
+
+    monkeypatch.setattr(client_keys, "read_client_key", counting)
+    t = SshTransport({f"n{index}": endpoint(sshd, key=str(rsa)) for index in range(4)})
+    try:
+        assert [t.run(f"n{index}", "echo ok", 10).stdout for index in range(4)] == ["ok\n"] * 4
+    finally:
+        t.close()
+    assert read == [str(rsa)] and t.connections_opened == {f"n{index}": 1 for index in range(4)}
+
+
+def test_an_encrypted_key_is_named_as_such(sshd: LoopbackSshd, tmp_path: Path) -> None:
+    encrypted = _authorized_key(sshd, tmp_path / "id_encrypted", "-t", "ed25519", "-N", "secret")
+    with pytest.raises(TransportError, match="its SSH key is encrypted .*SSH agent"):
+        transport(sshd, key=str(encrypted)).run("n1", "true", 10)
 
 
 def test_an_unreadable_known_hosts_file_is_the_nodes_error(sshd: LoopbackSshd, tmp_path: Path) -> None:
