@@ -19,7 +19,7 @@ from pytest_gpufabric.exclusive.leases import NodeGuard, busy_line, lease_error,
 from pytest_gpufabric.transport.base import CommandResult
 from pytest_gpufabric.transport.bounded import bounded_command, channel_timeout
 from pytest_gpufabric.transport.channel import run_on_channel
-from pytest_gpufabric.transport.client_keys import ClientKeys
+from pytest_gpufabric.transport.client_keys import ClientKeys, DefaultKeys
 from pytest_gpufabric.transport.known_hosts import KnownHosts
 from pytest_gpufabric.transport.open_files import raise_open_files_limit
 
@@ -161,7 +161,7 @@ class SshTransport:
             self._drop(node)
             raise TransportError(node, self._failures[node])
         ep = self._endpoints[node]
-        connect_kwargs: dict[str, object] = {"allow_agent": ep.key is None, "look_for_keys": ep.key is None,
+        connect_kwargs: dict[str, object] = {"allow_agent": False, "look_for_keys": False,  # keys: ClientKeys
                                              "transport_factory": transport_preferring_aead,
                                              "timeout": ep.connect_timeout_s}  # fabric's own rounds it down to whole s
         conn = Connection(
@@ -182,6 +182,8 @@ class SshTransport:
         try:
             if ep.key:  # read once per process (paramiko reads a key_filename again at each connection)
                 conn.connect_kwargs["pkey"] = self._client_keys.key(ep.key)
+            else:  # the agent's keys, then the default key files, as paramiko's client would, read once too
+                conn.connect_kwargs["auth_strategy"] = DefaultKeys(ep.user, self._client_keys)
             with self._handshakes:
                 conn.open()
         except Exception as exc:  # paramiko raises many unrelated types; all mean "no connection"

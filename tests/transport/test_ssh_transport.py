@@ -184,6 +184,31 @@ def test_an_rsa_key_is_read_once_for_every_connection(sshd: LoopbackSshd, tmp_pa
     assert read == [str(rsa)] and t.connections_opened == {f"n{index}": 1 for index in range(4)}
 
 
+def test_without_a_key_in_the_inventory_the_default_key_files_are_read_once(
+        sshd: LoopbackSshd, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)  # no agent: paramiko's client then reads the key files
+    (tmp_path / ".ssh").mkdir()
+    with pytest.raises(TransportError, match="SSH authentication failed"):
+        transport(sshd, key=None).run("n1", "true", 10)  # no key file yet
+    stranger = tmp_path / ".ssh" / "id_ecdsa"  # tried first and refused (not authorized), then the node's key
+    subprocess.run(["ssh-keygen", "-q", "-t", "ecdsa", "-N", "", "-f", str(stranger)], check=True)
+    accepted = _authorized_key(sshd, tmp_path / ".ssh" / "id_ed25519", "-t", "ed25519", "-N", "")
+    read: list[str] = []
+
+    def counting(filename: str) -> paramiko.PKey:
+        read.append(filename)
+        return read_client_key(filename)
+
+    monkeypatch.setattr(client_keys, "read_client_key", counting)
+    t = SshTransport({f"n{index}": endpoint(sshd, key=None) for index in range(3)})
+    try:
+        assert [t.run(f"n{index}", "echo ok", 10).stdout for index in range(3)] == ["ok\n"] * 3
+    finally:
+        t.close()
+    assert read == [str(stranger), str(accepted)]
+
+
 def test_an_encrypted_key_is_named_as_such(sshd: LoopbackSshd, tmp_path: Path) -> None:
     encrypted = _authorized_key(sshd, tmp_path / "id_encrypted", "-t", "ed25519", "-N", "secret")
     with pytest.raises(TransportError, match="its SSH key is encrypted .*SSH agent"):
