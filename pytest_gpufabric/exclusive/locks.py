@@ -38,6 +38,7 @@ import re
 import struct
 import threading
 import time
+import weakref
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -84,6 +85,12 @@ def slot_of(resource: str) -> Slot:
     return digest % SHARDS, (digest // SHARDS) % SLOTS
 
 
+def _close_all(fds: dict[int, int]) -> None:
+    """Close every descriptor of ``fds`` and forget them."""
+    while fds:
+        os.close(fds.popitem()[1])
+
+
 class ResourceLocks:
     """Exclusive locks on named resources, shared by every process that uses the same ``lock_dir``.
 
@@ -100,14 +107,14 @@ class ResourceLocks:
         self._fds: dict[int, int] = {}  # shard -> the descriptor of its lock file, opened at its first lock
         self._held: set[Slot] = set()  # slots held through this object, by any of its threads
         self._turn = threading.Lock()  # one thread at a time takes or gives back its locks (and opens lock files)
+        # Dropped without ``close``, the object still gives its descriptors back (up to SHARDS of them).
+        self._closing = weakref.finalize(self, _close_all, self._fds)
 
     def close(self) -> None:
         """Give the lock files' descriptors back (every lock still held through them with them)."""
         with self._turn:
-            fds, self._fds = list(self._fds.values()), {}
             self._held.clear()
-        for fd in fds:
-            os.close(fd)
+            _close_all(self._fds)
 
     def _fd(self, shard: int) -> int:
         """The descriptor of a shard's lock file (in this thread's turn)."""

@@ -14,7 +14,6 @@ import base64
 import fcntl
 import json
 import os
-import select
 import subprocess
 import tempfile
 import time
@@ -24,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pytest_gpufabric.readable import readable_within
 from pytest_gpufabric.reporting.render import CHROMIUM_FLAGS, ReportToolError, find_chromium, kill_group
 
 COMMAND_FD, ANSWER_FD = 3, 4
@@ -93,8 +93,7 @@ class Browser:
     def _message(self, deadline: float) -> dict[str, Any]:
         while b"\0" not in self._buffer:
             left = deadline - time.monotonic()
-            ready, _, _ = select.select([self._answers], [], [], max(0.0, left))
-            if not ready:
+            if not readable_within(self._answers, left):
                 raise ReportToolError(f"Chromium did not answer over the DevTools pipe within {self.timeout_s:g} s")
             chunk = os.read(self._answers, 1 << 20)
             if not chunk:

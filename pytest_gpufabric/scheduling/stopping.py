@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import _thread
 import os
-import select
 import signal
 import threading
 from collections.abc import Callable
 from types import FrameType
 
 from pytest_gpufabric.exclusive.stop import StopFlag
+from pytest_gpufabric.readable import readable_within
 
 POLL_S = 0.1  # how often a process looks at the stop flag and at its parent
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -79,8 +79,7 @@ class StopWatch:
     def _signalled(self) -> None:
         """Set the flag for a stop signal that has just arrived (its number in the wakeup pipe)."""
         assert self._wakeup is not None
-        ready, _, _ = select.select([self._wakeup[0]], [], [], POLL_S)
-        if not ready:
+        if not readable_within(self._wakeup[0], POLL_S):
             return
         try:
             numbers = os.read(self._wakeup[0], 64)

@@ -6,12 +6,18 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pytest_gpufabric.exclusive import ResourceLocks, ScheduleLog, find_overlaps, port_for
+from pytest_gpufabric.exclusive import (
+    ResourceLocks,
+    ScheduleLog,
+    find_overlaps,
+    port_for,
+)
 from pytest_gpufabric.inventory import Inventory
 from pytest_gpufabric.measuring import engine as engine_module
 from pytest_gpufabric.measuring.engine import RoundEngine
@@ -34,13 +40,19 @@ class Rig:
         self.log = ScheduleLog(tmp_path / "schedule.jsonl")
         self.measured: Counter[str] = Counter()
         self.counting = threading.Lock()
+        self.locks: list[ResourceLocks] = []  # each engine's own, as each process has its own
 
     def engine(self, worker: str, shares: int = 1, own_share: int = 0) -> RoundEngine:
+        self.locks.append(ResourceLocks(self.tmp_path / "locks", 60))
         engine = RoundEngine(lambda node, command, timeout_s, cached, item, guard: CommandResult(node, command, item, "", 0, 0.0),
-                             lambda check, target: target.rail_pairs(), ResourceLocks(self.tmp_path / "locks", 60),
+                             lambda check, target: target.rail_pairs(), self.locks[-1],
                              self.tmp_path / "rounds", self.log, worker, None, shares, own_share)
         engine.plan(self.plans)
         return engine
+
+    def close(self) -> None:
+        for locks in self.locks:
+            locks.close()
 
     def measure(self, runner: RailRunner, pair: NicPairTarget) -> str:
         """A rail's time grows with its number: rail 0 of a round ends long before rail 7."""
@@ -50,15 +62,21 @@ class Rig:
         return runner.run(pair.node_a.name, f"probe {pair.id}").stdout  # the item the command ran under
 
 
+@pytest.fixture
+def rig(demo_inventory: Inventory, tmp_path: Path) -> Iterator[Rig]:
+    made = Rig(demo_inventory, tmp_path)
+    yield made
+    made.close()
+
+
 def _take(engine: RoundEngine, rig: Rig, items: list[str], into: dict[str, Any]) -> None:
     for nodeid in items:
         pair = next(pair for pair in rig.pairs if nodeid == f"t[{pair.id}]")
         into[nodeid] = engine.measure(nodeid, pair.rail_pairs(), rig.measure)
 
 
-def test_one_process_measures_every_rail_once_rounds_overlap_and_nothing_is_shared(demo_inventory: Inventory,
+def test_one_process_measures_every_rail_once_rounds_overlap_and_nothing_is_shared(rig: Rig,
                                                                                    tmp_path: Path) -> None:
-    rig = Rig(demo_inventory, tmp_path)
     engine = rig.engine("main")
     got: dict[str, Any] = {}
     _take(engine, rig, [member.nodeid for plan in rig.plans for member in plan.members], got)
@@ -77,11 +95,10 @@ def test_one_process_measures_every_rail_once_rounds_overlap_and_nothing_is_shar
     assert not list((tmp_path / "rounds").glob("*.pickle"))  # one process: the rounds stay in memory
 
 
-def test_one_process_ahead_of_its_items_keeps_a_few_rounds_in_memory_and_stores_the_rest(demo_inventory: Inventory,
+def test_one_process_ahead_of_its_items_keeps_a_few_rounds_in_memory_and_stores_the_rest(rig: Rig,
                                                                                        tmp_path: Path) -> None:
     """A driver that measures faster than its items are judged (a replay) keeps at most KEPT_ROUNDS rounds in
     memory; the rounds after them are stored, and every item still gets its own measurements."""
-    rig = Rig(demo_inventory, tmp_path)
     engine = rig.engine("main")
     items = [member.nodeid for plan in rig.plans for member in plan.members]
     got: dict[str, Any] = {}
@@ -97,9 +114,8 @@ def test_one_process_ahead_of_its_items_keeps_a_few_rounds_in_memory_and_stores_
     assert set(rig.measured.values()) == {1}
 
 
-def test_one_process_measures_an_item_that_asks_again_on_its_own(demo_inventory: Inventory, tmp_path: Path) -> None:
+def test_one_process_measures_an_item_that_asks_again_on_its_own(rig: Rig, tmp_path: Path) -> None:
     """A round kept in memory is handed out once: an item asking again is measured again, its own NIC pairs only."""
-    rig = Rig(demo_inventory, tmp_path)
     engine = rig.engine("main")
     first = rig.plans[0].members[0].nodeid
     got: dict[str, Any] = {}
@@ -114,9 +130,8 @@ def test_one_process_measures_an_item_that_asks_again_on_its_own(demo_inventory:
     assert {count for key, count in rig.measured.items() if key not in own} == {1}  # the rounds once, the item twice
 
 
-def test_one_driver_for_two_workers_whichever_round_they_ask_first(demo_inventory: Inventory, tmp_path: Path) -> None:
+def test_one_driver_for_two_workers_whichever_round_they_ask_first(rig: Rig, tmp_path: Path) -> None:
     # Worker B asks for the last round first (xdist hands out chunks): it drives from round 1, and A reads.
-    rig = Rig(demo_inventory, tmp_path)
     items = [member.nodeid for plan in rig.plans for member in plan.members]
     halves = {"gw0": items[: len(items) // 2], "gw1": items[len(items) // 2:][::-1]}
     got = _take_in_threads({worker: rig.engine(worker, 2, index) for index, worker in enumerate(halves)}, rig, halves)
@@ -142,7 +157,11 @@ def _take_in_threads(engines: dict[str, RoundEngine], rig: Rig, asks: dict[str, 
 def test_large_rounds_are_shared_by_the_processes_small_ones_stay_whole() -> None:
     """Every worker drives its part of a round from SPLIT_FROM_NODE_PAIRS node pairs on; the parts are disjoint
     and together the round; a small round (the lab's 8 node pairs) stays with one driver."""
-    from pytest_gpufabric.measuring.engine import SPLIT_FROM_NODE_PAIRS, RoundMember, RoundPlan
+    from pytest_gpufabric.measuring.engine import (
+        SPLIT_FROM_NODE_PAIRS,
+        RoundMember,
+        RoundPlan,
+    )
 
     members = tuple(RoundMember(f"t[{index}]", None) for index in range(SPLIT_FROM_NODE_PAIRS + 1))  # type: ignore[arg-type]
     parts = RoundPlan("PERF-002", 1, 3, members).split(2)
@@ -153,12 +172,11 @@ def test_large_rounds_are_shared_by_the_processes_small_ones_stay_whole() -> Non
     assert small.split(2) == [small] and small.lane == "PERF-002" and small.key == "PERF-002-round00001"
 
 
-def test_each_worker_drives_its_own_part_of_every_round(demo_inventory: Inventory, tmp_path: Path,
+def test_each_worker_drives_its_own_part_of_every_round(rig: Rig, tmp_path: Path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """Two workers, rounds split in 2: worker N measures part N of every round, even when its items are all of the
     other part and it asks first (the first to ask took every part before)."""
     monkeypatch.setattr(engine_module, "SPLIT_FROM_NODE_PAIRS", 2)  # the demo's rounds of 3 node pairs split
-    rig = Rig(demo_inventory, tmp_path)
     parts = {member.nodeid: part.share for plan in rig.plans for part in plan.split(2) for member in part.members}
     assert set(parts.values()) == {0, 1}
     asks = {"gw0": [item for item, share in parts.items() if share == 1], "gw1": [item for item, share in parts.items() if share == 0]}
@@ -172,11 +190,10 @@ def test_each_worker_drives_its_own_part_of_every_round(demo_inventory: Inventor
     assert find_overlaps(spans) == []
 
 
-def test_a_part_nobody_drives_is_taken_over(demo_inventory: Inventory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_part_nobody_drives_is_taken_over(rig: Rig, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Worker 1 never asks (it got none of the check's items): worker 0 drives part 1 too, after TAKEOVER_S."""
     monkeypatch.setattr(engine_module, "SPLIT_FROM_NODE_PAIRS", 2)
     monkeypatch.setattr(engine_module, "TAKEOVER_S", 0.2)
-    rig = Rig(demo_inventory, tmp_path)
     engine = rig.engine("gw0", 2, 0)
     got: dict[str, Any] = {}
     _take(engine, rig, [member.nodeid for plan in rig.plans for member in plan.members], got)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -100,9 +100,25 @@ def _rails(got: dict[str, list[RailMeasurement[Any]]]) -> list[RailMeasurement[A
     return [rail for rails in got.values() for rail in rails]
 
 
-def test_a_nic_whose_link_is_down_is_marked_and_its_pending_pairs_error_at_once(demo_inventory: Inventory,
+MakeCluster = Callable[..., Cluster]
+
+
+@pytest.fixture
+def make_cluster() -> Iterator[MakeCluster]:
+    """Clusters whose lock files are given back after the test."""
+    made: list[Cluster] = []
+
+    def make(inventory: Inventory, tmp_path: Path, bound_s: float | None = 10.0) -> Cluster:
+        made.append(Cluster(inventory, tmp_path, bound_s))
+        return made[-1]
+    yield make
+    for cluster in made:
+        cluster.locks.close()
+
+
+def test_a_nic_whose_link_is_down_is_marked_and_its_pending_pairs_error_at_once(make_cluster: MakeCluster, demo_inventory: Inventory,
                                                                                  tmp_path: Path) -> None:
-    cluster = Cluster(demo_inventory, tmp_path)
+    cluster = make_cluster(demo_inventory, tmp_path)
     dead = cluster.fail_pairs_of(demo_inventory.nodes[2], 1, lambda pair_id: Unreachable(
         f"{pair_id}: perftest client did not end within its time limit (exit 124)"), link="lowerlayerdown")
     rails = _rails(cluster.sweep())
@@ -117,9 +133,9 @@ def test_a_nic_whose_link_is_down_is_marked_and_its_pending_pairs_error_at_once(
     assert [(rail.pair.id, rail.error) for rail in rails if dead not in _ends(rail.pair) and rail.error] == []
 
 
-def test_a_link_that_went_down_in_a_run_is_read_after_any_error_and_marked_at_once(demo_inventory: Inventory,
+def test_a_link_that_went_down_in_a_run_is_read_after_any_error_and_marked_at_once(make_cluster: MakeCluster, demo_inventory: Inventory,
                                                                                     tmp_path: Path) -> None:
-    cluster = Cluster(demo_inventory, tmp_path)
+    cluster = make_cluster(demo_inventory, tmp_path)
     dead = cluster.fail_pairs_of(demo_inventory.nodes[2], 1, lambda pair_id: MeasurementMissing(  # its server stopped unheard
         f"{pair_id}: the server's output is not in its node's command output"), link="down")
     rails = _rails(cluster.sweep())
@@ -129,8 +145,8 @@ def test_a_link_that_went_down_in_a_run_is_read_after_any_error_and_marked_at_on
     assert all(rail.error_kind == "down" and "link down (" in str(rail.error) for rail in with_dead if rail is not first[0])
 
 
-def test_errors_other_than_no_traffic_do_not_mark_a_nic_whose_link_is_up(demo_inventory: Inventory, tmp_path: Path) -> None:
-    cluster = Cluster(demo_inventory, tmp_path)
+def test_errors_other_than_no_traffic_do_not_mark_a_nic_whose_link_is_up(make_cluster: MakeCluster, demo_inventory: Inventory, tmp_path: Path) -> None:
+    cluster = make_cluster(demo_inventory, tmp_path)
     busy = cluster.fail_pairs_of(demo_inventory.nodes[0], 0, lambda pair_id: MeasurementMissing(
         f"{pair_id}: perftest server could not listen (port in use)"))
     every = _rails(cluster.sweep())
@@ -146,9 +162,9 @@ def _ends_of(pair_id: str, rails: Sequence[RailMeasurement[Any]]) -> set[str]:
     return next(_ends(rail.pair) for rail in rails if rail.pair.id == pair_id)
 
 
-def test_a_nic_that_fails_two_pairs_in_a_row_is_marked_down_even_with_its_link_up(demo_inventory: Inventory,
+def test_a_nic_that_fails_two_pairs_in_a_row_is_marked_down_even_with_its_link_up(make_cluster: MakeCluster, demo_inventory: Inventory,
                                                                                  tmp_path: Path) -> None:
-    cluster = Cluster(demo_inventory, tmp_path)
+    cluster = make_cluster(demo_inventory, tmp_path)
     dead = cluster.fail_pairs_of(demo_inventory.nodes[0], 0, lambda pair_id: Unreachable(
         f"{pair_id}: perftest client could not run (connection)"))
     rails = [rail for rail in _rails(cluster.sweep()) if dead in _ends(rail.pair)]
@@ -158,9 +174,9 @@ def test_a_nic_that_fails_two_pairs_in_a_row_is_marked_down_even_with_its_link_u
     assert not any(cluster.control.marks.cause(name) for name in others)  # each partner failed once, then passed
 
 
-def test_each_command_gets_what_is_left_of_the_bound_and_runs_with_its_nodes_guard(demo_inventory: Inventory,
+def test_each_command_gets_what_is_left_of_the_bound_and_runs_with_its_nodes_guard(make_cluster: MakeCluster, demo_inventory: Inventory,
                                                                                   tmp_path: Path) -> None:
-    cluster = Cluster(demo_inventory, tmp_path, bound_s=8.0)
+    cluster = make_cluster(demo_inventory, tmp_path, bound_s=8.0)
     cluster.behaviour = lambda runner, pair: runner.run(pair.node_b.name, "perftest", timeout_s=300).stdout
     cluster.sweep()
     assert cluster.sent and all(timeout is not None and 2.0 <= timeout <= 8.0 for _, _, timeout, _ in cluster.sent)
@@ -168,10 +184,10 @@ def test_each_command_gets_what_is_left_of_the_bound_and_runs_with_its_nodes_gua
         assert guard is not None and guard.resources and all(f":{node}/" in name for name in guard.resources)
 
 
-def test_a_pair_that_outlives_its_bound_is_left_behind_as_an_error(demo_inventory: Inventory, tmp_path: Path,
+def test_a_pair_that_outlives_its_bound_is_left_behind_as_an_error(make_cluster: MakeCluster, demo_inventory: Inventory, tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(engine_module, "WATCHDOG_SLACK_S", 0.2)
-    cluster = Cluster(demo_inventory, tmp_path, bound_s=0.3)
+    cluster = make_cluster(demo_inventory, tmp_path, bound_s=0.3)
     release = threading.Event()
     slow = next(iter(cluster.pairs.values())).rail_pairs()[0].id
     cluster.behaviour = lambda runner, pair: release.wait(30) if pair.id == slow else "measured"
@@ -183,8 +199,8 @@ def test_a_pair_that_outlives_its_bound_is_left_behind_as_an_error(demo_inventor
     assert time.monotonic() - started < 20
 
 
-def test_a_stopped_run_starts_no_pair(demo_inventory: Inventory, tmp_path: Path) -> None:
-    cluster = Cluster(demo_inventory, tmp_path)
+def test_a_stopped_run_starts_no_pair(make_cluster: MakeCluster, demo_inventory: Inventory, tmp_path: Path) -> None:
+    cluster = make_cluster(demo_inventory, tmp_path)
 
     stopped_at: list[float] = []
 
@@ -203,10 +219,10 @@ def test_a_stopped_run_starts_no_pair(demo_inventory: Inventory, tmp_path: Path)
 
 
 def test_a_pair_refused_by_another_runs_lease_waits_holding_no_lock_then_the_run_stops_naming_it(
-        demo_inventory: Inventory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        make_cluster: MakeCluster, demo_inventory: Inventory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(engine_module, "LEASE_PAUSE_S", 0.05)
     monkeypatch.setattr(engine_module, "KILL_GRACE_S", 0.2)
-    cluster = Cluster(demo_inventory, tmp_path, bound_s=0.1)
+    cluster = make_cluster(demo_inventory, tmp_path, bound_s=0.1)
     node = demo_inventory.nodes[0]
     leased = f"{node.name}/{node.nics[0].name}"
     line = f"gpufabric-lease: nic:{leased} on {node.name} is in use by run 0123456789ab (controller other pid 7)"
@@ -234,8 +250,8 @@ def _free(locks: ResourceLocks, pair: NicPairTarget) -> bool:
         return False
 
 
-def test_a_driver_that_died_stops_the_run_instead_of_being_replaced(demo_inventory: Inventory, tmp_path: Path) -> None:
-    cluster = Cluster(demo_inventory, tmp_path)
+def test_a_driver_that_died_stops_the_run_instead_of_being_replaced(make_cluster: MakeCluster, demo_inventory: Inventory, tmp_path: Path) -> None:
+    cluster = make_cluster(demo_inventory, tmp_path)
     cluster.shared.mkdir(parents=True)
     (cluster.shared / f"{lock_file_name(CHECK)}.driver").write_text("pid 4242 gw1\n")  # left by a killed driver
     rails = _rails(cluster.sweep())
