@@ -209,6 +209,27 @@ def test_without_a_key_in_the_inventory_the_default_key_files_are_read_once(
     assert read == [str(stranger), str(accepted)]
 
 
+def test_without_a_key_in_the_inventory_the_agents_keys_are_used(sshd: LoopbackSshd, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))  # no default key files: only the agent holds the node's key
+    socket_path = tmp_path / "agent.sock"
+    agent = subprocess.Popen(["ssh-agent", "-D", "-a", str(socket_path)], stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 10
+        while not socket_path.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        monkeypatch.setenv("SSH_AUTH_SOCK", str(socket_path))
+        subprocess.run(["ssh-add", "-q", str(sshd.client_key)], check=True, capture_output=True)
+        t = transport(sshd, key=None)
+        try:
+            assert t.run("n1", "echo ok", 10).stdout == "ok\n"
+        finally:
+            t.close()
+    finally:
+        agent.terminate()
+        agent.wait(timeout=10)
+
+
 def test_an_encrypted_key_is_named_as_such(sshd: LoopbackSshd, tmp_path: Path) -> None:
     encrypted = _authorized_key(sshd, tmp_path / "id_encrypted", "-t", "ed25519", "-N", "secret")
     with pytest.raises(TransportError, match="its SSH key is encrypted .*SSH agent"):
