@@ -7,10 +7,12 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
+import paramiko
 import pytest
 from loopback_sshd import LoopbackSshd
 
 from pytest_gpufabric.lab.sshd import SSHD
+from pytest_gpufabric.transport import client_keys
 
 
 @pytest.fixture(scope="session")
@@ -23,3 +25,17 @@ def sshd(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LoopbackSshd]:
     server.start()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def key_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The key files read from now on (by ``ClientKeys``, which the SSH transport uses), in order."""
+    read: list[str] = []
+    reader = client_keys.read_client_key
+
+    def counting(filename: str) -> paramiko.PKey:
+        read.append(filename)
+        return reader(filename)
+
+    monkeypatch.setattr(client_keys, "read_client_key", counting)
+    return read

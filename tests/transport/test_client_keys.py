@@ -8,7 +8,6 @@ from pathlib import Path
 import paramiko
 import pytest
 
-from pytest_gpufabric.transport import client_keys
 from pytest_gpufabric.transport.client_keys import ClientKeys, read_client_key
 
 
@@ -57,16 +56,9 @@ def test_a_file_that_holds_no_key_is_refused(tmp_path: Path) -> None:
         read_client_key(str(path))
 
 
-def test_each_file_is_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_each_file_is_read_once(tmp_path: Path, key_reads: list[str]) -> None:
     first, second = _keygen(tmp_path / "first", "ed25519"), _keygen(tmp_path / "second", "ed25519")
-    read: list[str] = []
-
-    def counting(filename: str) -> paramiko.PKey:
-        read.append(filename)
-        return read_client_key(filename)
-
-    monkeypatch.setattr(client_keys, "read_client_key", counting)
     keys = ClientKeys()
     found = [keys.key(str(path)) for path in (first, second, first, second, first)]
-    assert read == [str(first), str(second)]
+    assert key_reads == [str(first), str(second)]
     assert found[0] is found[2] is found[4] and found[1] is found[3]

@@ -11,14 +11,11 @@ from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
 
-import paramiko
 import pytest
 from loopback_sshd import LOOPBACK, LoopbackSshd, free_port
 
 from pytest_gpufabric.errors import TransportError
 from pytest_gpufabric.exclusive.leases import LeaseBusy, NodeGuard, holder_line
-from pytest_gpufabric.transport import client_keys
-from pytest_gpufabric.transport.client_keys import read_client_key
 from pytest_gpufabric.transport.ssh import SIGNALLED_EXIT, SshEndpoint, SshTransport
 
 
@@ -166,26 +163,18 @@ def _authorized_key(sshd: LoopbackSshd, path: Path, *keygen: str) -> Path:
     return path
 
 
-def test_an_rsa_key_is_read_once_for_every_connection(sshd: LoopbackSshd, tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_rsa_key_is_read_once_for_every_connection(sshd: LoopbackSshd, tmp_path: Path, key_reads: list[str]) -> None:
     rsa = _authorized_key(sshd, tmp_path / "id_rsa", "-t", "rsa", "-b", "3072", "-N", "")
-    read: list[str] = []
-
-    def counting(filename: str) -> paramiko.PKey:
-        read.append(filename)
-        return read_client_key(filename)
-
-    monkeypatch.setattr(client_keys, "read_client_key", counting)
     t = SshTransport({f"n{index}": endpoint(sshd, key=str(rsa)) for index in range(4)})
     try:
         assert [t.run(f"n{index}", "echo ok", 10).stdout for index in range(4)] == ["ok\n"] * 4
     finally:
         t.close()
-    assert read == [str(rsa)] and t.connections_opened == {f"n{index}": 1 for index in range(4)}
+    assert key_reads == [str(rsa)] and t.connections_opened == {f"n{index}": 1 for index in range(4)}
 
 
 def test_without_a_key_in_the_inventory_the_default_key_files_are_read_once(
-        sshd: LoopbackSshd, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        sshd: LoopbackSshd, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key_reads: list[str]) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
     monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)  # no agent: paramiko's client then reads the key files
     (tmp_path / ".ssh").mkdir()
@@ -194,19 +183,12 @@ def test_without_a_key_in_the_inventory_the_default_key_files_are_read_once(
     stranger = tmp_path / ".ssh" / "id_ecdsa"  # tried first and refused (not authorized), then the node's key
     subprocess.run(["ssh-keygen", "-q", "-t", "ecdsa", "-N", "", "-f", str(stranger)], check=True)
     accepted = _authorized_key(sshd, tmp_path / ".ssh" / "id_ed25519", "-t", "ed25519", "-N", "")
-    read: list[str] = []
-
-    def counting(filename: str) -> paramiko.PKey:
-        read.append(filename)
-        return read_client_key(filename)
-
-    monkeypatch.setattr(client_keys, "read_client_key", counting)
     t = SshTransport({f"n{index}": endpoint(sshd, key=None) for index in range(3)})
     try:
         assert [t.run(f"n{index}", "echo ok", 10).stdout for index in range(3)] == ["ok\n"] * 3
     finally:
         t.close()
-    assert read == [str(stranger), str(accepted)]
+    assert key_reads == [str(stranger), str(accepted)]
 
 
 def test_without_a_key_in_the_inventory_the_agents_keys_are_used(sshd: LoopbackSshd, tmp_path: Path,
