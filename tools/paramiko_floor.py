@@ -49,7 +49,7 @@ from pytest_gpufabric.transport.factory import live_transport
 from pytest_gpufabric.transport.ssh import (
     READER_WAKEUP_S,
     SshTransport,
-    transport_preferring_aead,
+    tuned_transport,
 )
 from tools.figures_json import emit
 
@@ -93,8 +93,7 @@ class BareParamiko:
 
     def connect(self, node: str, address: str) -> None:
         sock = socket.create_connection((address, self._port), timeout=TIMEOUT_S)
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        transport = transport_preferring_aead(sock)
+        transport = tuned_transport(sock)
         transport.start_client(timeout=TIMEOUT_S)
         if transport.get_remote_server_key() != self._host_key:
             raise RuntimeError(f"{node}: host key differs from the target's")

@@ -69,12 +69,14 @@ def describe_ssh_failure(exc: BaseException) -> str:
     return f"SSH error: {type(exc).__name__}: {exc}"
 
 
-def send_small_packets_at_once(conn: Connection) -> None:
-    """Turn Nagle's algorithm off on the connection's socket (TCP_NODELAY). Every command sends small
-    packets back to back (channel open, exec request); with Nagle on, the second waits for the first one's
-    delayed ACK: measured over the lab's sshd, 50-55 ms a command on a reused connection, 15-20 ms without."""
-    sock = conn.transport.sock if conn.transport is not None else None
-    if isinstance(sock, socket.socket) and sock.family in (socket.AF_INET, socket.AF_INET6):
+def send_small_packets_at_once(sock: socket.socket) -> None:
+    """Turn Nagle's algorithm off on a connection's socket (TCP_NODELAY), before its first packet. Every command
+    sends small packets back to back (channel open, exec request); with Nagle on, the second waits for the first
+    one's delayed ACK: measured over the lab's sshd, 50-55 ms a command on a reused connection, 15-20 ms without.
+    The key exchange and the login do the same: with Nagle on until the login was done, a login on the loopback
+    target cost 3.0-3.7 ms of CPU (paramiko's threads waking while they waited), 1.9-2.0 ms with it off from the
+    start (``tools/paramiko_floor.py``)."""
+    if sock.family in (socket.AF_INET, socket.AF_INET6):
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
 
@@ -100,17 +102,24 @@ def wake_readers_less_often(conn: Connection) -> None:
         sock.settimeout(READER_WAKEUP_S)
 
 
-def transport_preferring_aead(sock: socket.socket, **options: object) -> paramiko.Transport:
-    """A paramiko transport that offers AES-GCM first, then paramiko's own ciphers in their order (a node whose sshd
-    has no AES-GCM still connects). paramiko prefers AES-CTR with a separate HMAC: two calls into the cryptography
-    library and more of paramiko's own Python for every packet, where AES-GCM (an AEAD cipher) encrypts and
-    authenticates in one. Measured on the loopback target (``tests/bench/test_bench_ssh_cipher.py``), controller CPU
-    a command printing 32 KB (as the perftest clients of a node pair on 8 rails do): 1.16-1.72 -> 0.99-1.42 ms."""
-    transport = paramiko.Transport(sock, **options)
+def prefer_aead(transport: paramiko.Transport) -> None:
+    """Offer AES-GCM first, then paramiko's own ciphers in their order (a node whose sshd has no AES-GCM still
+    connects). paramiko prefers AES-CTR with a separate HMAC: two calls into the cryptography library and more of
+    paramiko's own Python for every packet, where AES-GCM (an AEAD cipher) encrypts and authenticates in one.
+    Measured on the loopback target (``tests/bench/test_bench_ssh_cipher.py``), controller CPU a command printing
+    32 KB (as the perftest clients of a node pair on 8 rails do): 1.16-1.72 -> 0.99-1.42 ms."""
     security = transport.get_security_options()
     offered = tuple(security.ciphers)
     security.ciphers = (*(name for name in AEAD_CIPHERS if name in offered),
                         *(name for name in offered if name not in AEAD_CIPHERS))
+
+
+def tuned_transport(sock: socket.socket, **options: object) -> paramiko.Transport:
+    """The paramiko transport of one connection (paramiko's ``transport_factory``): Nagle off from the first
+    packet, AES-GCM offered first."""
+    send_small_packets_at_once(sock)
+    transport = paramiko.Transport(sock, **options)
+    prefer_aead(transport)
     return transport
 
 
@@ -142,6 +151,9 @@ class SshTransport:
         self._known_hosts_lock = threading.Lock()
         self._client_keys = ClientKeys()
         self._handshakes = threading.BoundedSemaphore(max(1, handshakes_at_once))
+        # One fabric configuration for every connection: each Connection only reads it (its arguments are given),
+        # and building one took 0.32 ms of a login's ~4 ms (``tools/paramiko_floor.py``).
+        self._fabric_config = Config(overrides={"load_ssh_configs": False})
 
     def _connect(self, node: str) -> Connection:
         lock = self._node_locks.get(node)
@@ -162,14 +174,14 @@ class SshTransport:
             raise TransportError(node, self._failures[node])
         ep = self._endpoints[node]
         connect_kwargs: dict[str, object] = {"allow_agent": False, "look_for_keys": False,  # keys: ClientKeys
-                                             "transport_factory": transport_preferring_aead,
+                                             "transport_factory": tuned_transport,
                                              "timeout": ep.connect_timeout_s}  # fabric's own rounds it down to whole s
         conn = Connection(
             host=ep.address,
             user=ep.user,
             port=ep.port,
             connect_kwargs=connect_kwargs,
-            config=Config(overrides={"load_ssh_configs": False}),
+            config=self._fabric_config,
         )
         if ep.verify_host_key:
             conn.client.set_missing_host_key_policy(paramiko.RejectPolicy())
@@ -189,7 +201,6 @@ class SshTransport:
         except Exception as exc:  # paramiko raises many unrelated types; all mean "no connection"
             self._failures[node] = describe_ssh_failure(exc)
             raise TransportError(node, self._failures[node]) from None
-        send_small_packets_at_once(conn)
         wake_readers_less_often(conn)
         self.connections_opened[node] = self.connections_opened.get(node, 0) + 1
         self._connections[node] = conn

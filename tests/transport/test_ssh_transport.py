@@ -11,6 +11,7 @@ from contextlib import ExitStack
 from dataclasses import replace
 from pathlib import Path
 
+import paramiko
 import pytest
 from loopback_sshd import LOOPBACK, LoopbackSshd, free_port
 
@@ -72,7 +73,17 @@ def test_aes_gcm_is_chosen_where_sshd_offers_it_and_paramikos_order_kept_where_n
         no_gcm.stop()
 
 
-def test_commands_do_not_wait_for_delayed_acks(sshd: LoopbackSshd) -> None:
+def test_logins_and_commands_do_not_wait_for_delayed_acks(sshd: LoopbackSshd, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nagle's algorithm is off from the key exchange on: with it on until the login was done, a login over the
+    lab's sshd took 62-69 ms (delayed ACKs), 19-20 ms without."""
+    start_client = paramiko.Transport.start_client
+    at_handshake: list[int] = []
+
+    def spy(self: paramiko.Transport, *args: object, **kwargs: object) -> object:
+        at_handshake.append(self.sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+        return start_client(self, *args, **kwargs)
+
+    monkeypatch.setattr(paramiko.Transport, "start_client", spy)
     t = transport(sshd)
     try:
         t.connect("n1")
@@ -80,6 +91,7 @@ def test_commands_do_not_wait_for_delayed_acks(sshd: LoopbackSshd) -> None:
         assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) == 1
     finally:
         t.close()
+    assert at_handshake == [1]
 
 
 def test_values_reach_the_node_exactly_as_quoted(sshd: LoopbackSshd) -> None:
