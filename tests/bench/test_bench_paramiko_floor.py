@@ -2,8 +2,9 @@
 loopback target) through ``SshTransport`` and through a bare, equally tuned ``paramiko.Transport``, taking turns in
 one run (``tools/paramiko_floor.py``, which also runs 1,024 nodes). CPU of this process per login and per command;
 the lowest of the turns of each client is kept (a shared machine). The bounds catch a transport that adds its own
-cost on top of paramiko's: measured 1.14-1.15 x a command, 1.48-1.55 x a login (fabric's ``Connection`` and
-paramiko's ``SSHClient`` around the transport)."""
+cost on top of paramiko's (a key or ``known_hosts`` read at each login, a polling loop per command): measured
+1.12-1.18 x a command, 1.55-1.67 x a login (fabric's ``Connection`` and its configuration, paramiko's ``SSHClient``
+around the transport)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ from tools.paramiko_floor import measure
 NODES = 16
 ROUNDS = 4  # rounds of the nodes' commands on the open connections: 128 commands a client and turn
 TURNS = 3
-MAX_COMMAND_RATIO = 1.5
-MAX_LOGIN_RATIO = 2.0
+MAX_COMMAND_RATIO = 1.6
+MAX_LOGIN_RATIO = 2.5
 
 
 def _lowest_ms(figures: dict[str, Any], client: str, logins: bool) -> float:
