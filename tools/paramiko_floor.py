@@ -41,6 +41,7 @@ from typing import Any, TypeVar
 import paramiko
 
 from pytest_gpufabric.exclusive.leases import NodeGuard
+from pytest_gpufabric.exclusive.names import port_for
 from pytest_gpufabric.inventory import load_inventory
 from pytest_gpufabric.lab.loopback_target import PERFTEST_CAPTURE, LoopbackTarget
 from pytest_gpufabric.lab.synthetic_site import PROFILE
@@ -77,7 +78,7 @@ def node_commands(capture: Path) -> tuple[str, str]:
 def node_guard(node: str) -> NodeGuard:
     """A guard like a round's: the node's NICs, GPUs and ports of 8 rails."""
     resources = tuple(f"{kind}:{node}/{name}" for rail in range(RAILS)
-                      for kind, name in (("nic", f"bnxt_re{rail}"), ("gpu", rail), ("port", 18516 + rail)))
+                      for kind, name in (("nic", f"bnxt_re{rail}"), ("gpu", rail), ("port", port_for(rail))))
     return NodeGuard(RUN_ID, f"run {RUN_ID} (controller floor pid {os.getpid()})", resources)
 
 
