@@ -114,7 +114,7 @@ def prefer_aead(transport: paramiko.Transport) -> None:
                         *(name for name in offered if name not in AEAD_CIPHERS))
 
 
-def tuned_transport(sock: socket.socket, **options: object) -> paramiko.Transport:
+def tuned_transport(sock: object, **options: object) -> paramiko.Transport:
     """The paramiko transport of one connection (paramiko's ``transport_factory``): Nagle off from the first
     packet, AES-GCM offered first."""
     send_small_packets_at_once(sock)
